@@ -1,0 +1,35 @@
+# Two entry points on a fresh machine: `make repro` and `make test`.
+# Both create .venv with a Python >= 3.12 when it is missing or stale, install, then run.
+SHELL := /bin/bash
+VENV := .venv
+STAMP := $(VENV)/.installed
+BIN := $(VENV)/bin
+export DVC_NO_ANALYTICS := 1
+
+.PHONY: repro test env clean-env bench
+
+$(STAMP): pyproject.toml scripts/find_python.sh
+	@set -e; \
+	if [ ! -x $(BIN)/python ] || ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+		PY=$$(scripts/find_python.sh); \
+		echo "creating $(VENV) with $$PY"; \
+		rm -rf $(VENV); "$$PY" -m venv $(VENV); \
+	fi; \
+	$(BIN)/python -m pip install --quiet --upgrade pip; \
+	$(BIN)/python -m pip install --quiet -e '.[test]'; \
+	touch $(STAMP)
+
+env: $(STAMP)
+
+repro: $(STAMP)
+	$(BIN)/dvc repro
+	$(BIN)/sideways show
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean-env:
+	rm -rf $(VENV)
