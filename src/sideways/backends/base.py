@@ -1,0 +1,43 @@
+"""What every backend provides: a Predictor answers riddles, a Judge grades predictions.
+
+Both return plain DataFrames with the columns of :data:`sideways.schema.PREDICTIONS` and
+:data:`sideways.schema.JUDGMENTS`, one row per input item, failures included as rows with
+``status`` ``parse_error`` or ``api_error`` (never silently dropped). Backends receive
+everything they need as arguments; a backend that calls a paid API does so through the
+request cache named in :class:`RunContext`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Protocol
+
+import pandas as pd
+
+from sideways.params import JudgeSpec, ModelSpec
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Settings shared by every backend call of one stage run."""
+
+    seed: int = 0
+    cache_dir: Path = Path(".sideways/cache")
+    progress: bool = False
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    settings: Mapping[str, object] = field(default_factory=dict)
+
+
+class Predictor(Protocol):
+    def predict(self, riddles: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
+        """One PREDICTIONS row per riddle of ``riddles`` (a RIDDLES table)."""
+        ...
+
+
+class Judge(Protocol):
+    def judge(
+        self, riddles: pd.DataFrame, predictions: pd.DataFrame, judge: JudgeSpec, ctx: RunContext
+    ) -> pd.DataFrame:
+        """One JUDGMENTS row per prediction of ``predictions``, graded against ``riddles``."""
+        ...

@@ -1,0 +1,21 @@
+"""The errors sideways raises on bad input: each message names the file, key, field or row."""
+
+
+class SidewaysError(Exception):
+    """Base class: a problem with the user's input or configuration, reported without a traceback."""
+
+
+class SchemaError(SidewaysError, ValueError):
+    """A table does not match its artifact schema."""
+
+
+class ParamsError(SidewaysError, ValueError):
+    """params.yaml is invalid."""
+
+
+class RiddleError(SidewaysError, ValueError):
+    """A riddle source file is invalid."""
+
+
+class CalibrationError(SidewaysError, ValueError):
+    """Calibration cannot be computed (e.g. a jury-score bin has no human labels)."""

@@ -1,0 +1,234 @@
+"""Every artifact's schema, in one place (design.md, "Artifacts").
+
+Each table is a :class:`TableSchema`: ordered typed columns, which may be null, and the key
+that must be unique. :func:`conform` checks a DataFrame against a schema and returns it with
+exactly the schema's columns, in order, with stable dtypes; every error names the source (a
+file path or a stage) and the column or row at fault. Reading and writing live in
+:mod:`sideways.artifacts`; this module does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import pyarrow as pa
+
+from sideways.errors import SchemaError
+
+SPLITS = ("llm", "vlm")
+FIELDS = ("answer_correct", "justification_correct", "both_correct")
+STATUSES = ("ok", "parse_error", "api_error")
+
+_ARROW = {
+    "string": pa.string(),
+    "int64": pa.int64(),
+    "float64": pa.float64(),
+    "bool": pa.bool_(),
+    "binary": pa.binary(),
+}
+_PANDAS = {
+    "string": "object",
+    "int64": "Int64",
+    "float64": "float64",
+    "bool": "boolean",
+    "binary": "object",
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One typed column; ``nullable=False`` means no row may be null."""
+
+    name: str
+    dtype: str
+    nullable: bool = False
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """An artifact's columns, in order, and the key that must be unique."""
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def arrow(self) -> pa.Schema:
+        return pa.schema([pa.field(c.name, _ARROW[c.dtype], nullable=c.nullable) for c in self.columns])
+
+
+def _cols(*specs: tuple) -> tuple[Column, ...]:
+    return tuple(Column(*s) for s in specs)
+
+
+_USAGE = (
+    ("request_hash", "string", True),
+    ("input_tokens", "int64", True),
+    ("output_tokens", "int64", True),
+    ("cost_usd", "float64", True),
+)
+
+RIDDLES = TableSchema(
+    "riddles",
+    _cols(
+        ("riddle_id", "string"),
+        ("split", "string"),
+        ("category", "string"),
+        ("title", "string"),
+        ("description", "string"),
+        ("answer", "string"),
+        ("solution", "string"),
+        ("justification", "string"),
+        ("first_hint", "string", True),
+        ("second_hint", "string", True),
+        ("third_hint", "string", True),
+        ("special_hint", "string", True),
+        ("image", "binary", True),
+        ("picarats", "int64", True),
+        ("game", "string", True),
+        ("source", "string"),
+        ("url", "string", True),
+        ("license", "string"),
+    ),
+    key=("riddle_id",),
+)
+
+PREDICTIONS = TableSchema(
+    "predictions",
+    _cols(
+        ("riddle_id", "string"),
+        ("model", "string"),
+        ("provider", "string"),
+        ("model_name", "string"),
+        ("n_hints", "int64"),
+        ("answer", "string", True),
+        ("justification", "string", True),
+        ("raw", "string", True),
+        ("status", "string"),
+        ("error", "string", True),
+        *_USAGE,
+    ),
+    key=("riddle_id", "model"),
+)
+
+JUDGMENTS = TableSchema(
+    "judgments",
+    _cols(
+        ("riddle_id", "string"),
+        ("model", "string"),
+        ("judge", "string"),
+        ("judge_provider", "string"),
+        ("is_answer_correct", "bool", True),
+        ("is_justification_correct", "bool", True),
+        ("both_correct", "bool", True),
+        ("status", "string"),
+        ("error", "string", True),
+        ("raw", "string", True),
+        *_USAGE,
+    ),
+    key=("riddle_id", "model", "judge"),
+)
+
+ANNOTATIONS = TableSchema(
+    "annotations",
+    _cols(
+        ("riddle_id", "string"),
+        ("model", "string"),
+        ("provider", "string"),
+        ("human_answer_correct", "bool"),
+        ("human_justification_correct", "bool"),
+        ("human_both_correct", "bool"),
+        ("annotator", "string"),
+    ),
+    key=("riddle_id", "model"),
+)
+
+JURY = TableSchema(
+    "jury",
+    _cols(
+        ("riddle_id", "string"),
+        ("model", "string"),
+        ("provider", "string"),
+        ("model_name", "string"),
+        ("n_hints", "int64"),
+        ("panel", "string"),
+        *[(f"{f}_{part}", "int64") for f in FIELDS for part in ("votes", "judges")],
+        *[(f"{f}_score", "float64", True) for f in FIELDS],
+    ),
+    key=("riddle_id", "model"),
+)
+
+SCORES = TableSchema(
+    "scores",
+    _cols(
+        ("model", "string"),
+        ("provider", "string"),
+        ("model_name", "string"),
+        ("n_hints", "int64"),
+        ("field", "string"),
+        ("score", "float64"),
+        ("lo", "float64"),
+        ("hi", "float64"),
+        ("half_width", "float64"),
+        ("score_pct", "float64"),
+        ("ci_pct", "float64"),
+        ("n", "int64"),
+        ("n_pool", "int64"),
+        ("method", "string"),
+        ("bootstrap", "int64"),
+        ("seed", "int64"),
+        ("true_score", "float64", True),
+        ("covered", "bool", True),
+    ),
+    key=("model", "field"),
+)
+
+ALL = {s.name: s for s in (RIDDLES, PREDICTIONS, JUDGMENTS, ANNOTATIONS, JURY, SCORES)}
+
+
+def conform(df: pd.DataFrame, schema: TableSchema, source: str) -> pd.DataFrame:
+    """Check ``df`` against ``schema`` and return it with the schema's columns, in order.
+
+    Extra columns are dropped. Raises :class:`SchemaError` naming ``source`` and the missing
+    column, the first null in a non-null column, the first value of a wrong type, or the first
+    duplicate key.
+    """
+    missing = [c for c in schema.names if c not in df.columns]
+    if missing:
+        raise SchemaError(f"{source}: {schema.name} table is missing column(s) {', '.join(missing)}")
+    out = pd.DataFrame(index=range(len(df)))
+    for col in schema.columns:
+        out[col.name] = _coerce(df[col.name].reset_index(drop=True), col, schema, source)
+    dup = out.duplicated(list(schema.key), keep="first")
+    if dup.any():
+        row = out.loc[dup.idxmax(), list(schema.key)].to_dict()
+        raise SchemaError(f"{source}: duplicate {schema.name} key {row}")
+    return out
+
+
+def _coerce(values: pd.Series, col: Column, schema: TableSchema, source: str) -> pd.Series:
+    nulls = values.isna()
+    if not col.nullable and nulls.any():
+        raise SchemaError(f"{source}: {schema.name} column {col.name!r} is null at row {int(nulls.idxmax())}")
+    ok_type = {
+        "string": lambda v: isinstance(v, str),
+        "binary": lambda v: isinstance(v, (bytes, bytearray)),
+        "bool": lambda v: isinstance(v, bool) or type(v).__name__ == "bool_",
+        "int64": lambda v: (isinstance(v, int) or hasattr(v, "is_integer") and float(v).is_integer())
+        and not isinstance(v, bool),
+        "float64": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) or hasattr(v, "dtype"),
+    }[col.dtype]
+    for i, v in values[~nulls].items():
+        if not ok_type(v):
+            raise SchemaError(
+                f"{source}: {schema.name} column {col.name!r} at row {i} should be {col.dtype}, got {v!r:.60}"
+            )
+    if col.dtype == "binary":
+        return values.map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else bytes(v))
+    if col.dtype == "string":
+        return values.astype("object").where(~nulls, None)
+    return values.astype(_PANDAS[col.dtype])
