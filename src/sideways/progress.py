@@ -1,0 +1,24 @@
+"""Progress bars for long work (predict, judge, scrape): shown on a terminal, silent otherwise."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterable, TypeVar
+
+from tqdm.auto import tqdm
+
+T = TypeVar("T")
+
+
+def enabled() -> bool:
+    """True when stderr is a terminal and SIDEWAYS_PROGRESS is not ``0`` (``1`` forces it on)."""
+    flag = os.environ.get("SIDEWAYS_PROGRESS")
+    if flag is not None:
+        return flag not in ("0", "", "false")
+    return sys.stderr.isatty()
+
+
+def bar(iterable: Iterable[T] | None = None, *, total: int | None = None, desc: str = "") -> tqdm:
+    """A tqdm bar over ``iterable`` (or a manual one with ``total``), disabled off a terminal."""
+    return tqdm(iterable, total=total, desc=desc, disable=not enabled(), leave=False, dynamic_ncols=True)
