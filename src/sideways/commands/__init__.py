@@ -1,0 +1,1 @@
+"""Subcommands of the ``sideways`` CLI, one module each (see :mod:`sideways.cli`)."""
