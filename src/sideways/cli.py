@@ -13,7 +13,7 @@ import sys
 
 from sideways.errors import SidewaysError
 
-COMMANDS = ("show",)
+COMMANDS: tuple[str, ...] = ()
 
 
 def build_parser() -> argparse.ArgumentParser:
