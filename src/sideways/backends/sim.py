@@ -69,12 +69,15 @@ def p_correct(skill: float, picarats: int | None, n_hints: int, hint_gain: float
     return _sigmoid(_logit(skill) - 0.5 * difficulty + hint_gain * n_hints)
 
 
-def _wrong_answer(gold: str, others: list[str], rng) -> str:
-    """A plausible wrong answer: a nearby number for numeric answers, else another riddle's answer."""
+def _wrong_answer(riddle: Mapping[str, Any], rng) -> str:
+    """A plausible wrong answer that depends on this riddle only: a nearby number for numeric
+    answers, else a word of the riddle's own description."""
+    gold = riddle["answer"]
     try:
         value = int(gold.strip())
     except ValueError:
-        pool = [a for a in others if normalize(a) != normalize(gold)]
+        words = sorted({w.strip(".,;:!?\"'()").lower() for w in riddle["description"].split()})
+        pool = [w for w in words if len(w) >= 4 and w.isalpha() and w != normalize(gold)]
         return pool[int(rng.integers(len(pool)))] if pool else "I don't know"
     step = int(rng.integers(1, 4)) * (1 if value < 2 or rng.random() < 0.5 else -1)
     return str(value + step)
@@ -91,7 +94,6 @@ class SimPredictor:
 
     def predict(self, riddles: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
         opts = model.options
-        others = sorted(set(riddles["answer"]))
         rows = []
         for r in riddles.to_dict("records"):
             skill = float(opts.get("vision_skill", opts["skill"]) if r["split"] == "vlm" else opts["skill"])
@@ -102,7 +104,7 @@ class SimPredictor:
                 answer = r["answer"]
                 just = r["justification"] if sound else _LUCKY_JUSTIFICATIONS[int(rng.integers(3))]
             else:
-                answer = _wrong_answer(r["answer"], others, rng)
+                answer = _wrong_answer(r, rng)
                 just = _WRONG_JUSTIFICATIONS[int(rng.integers(4))].format(answer=answer)
             rows.append(
                 {
