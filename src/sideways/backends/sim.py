@@ -20,6 +20,7 @@ import pandas as pd
 
 from sideways.backends.base import RunContext
 from sideways.params import JudgeSpec, ModelSpec
+from sideways.progress import bar
 from sideways.seeding import rng_for
 
 _WRONG_JUSTIFICATIONS = (
@@ -95,7 +96,7 @@ class SimPredictor:
     def predict(self, riddles: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
         opts = model.options
         rows = []
-        for r in riddles.to_dict("records"):
+        for r in bar(riddles.to_dict("records"), desc=f"predict {model.key}"):
             skill = float(opts.get("vision_skill", opts["skill"]) if r["split"] == "vlm" else opts["skill"])
             rng = rng_for(ctx.seed, "predict", model.key, r["riddle_id"])
             right = rng.random() < p_correct(skill, r["picarats"], model.n_hints, float(opts.get("hint_gain", 0.4)))
@@ -142,7 +143,7 @@ class SimJudge:
         failure = float(opts.get("failure_rate", 0.0))
         by_id = riddles.set_index("riddle_id").to_dict("index")
         rows = []
-        for p in predictions.to_dict("records"):
+        for p in bar(predictions.to_dict("records"), desc=f"judge {judge.key}"):
             riddle = by_id[p["riddle_id"]]
             rng = rng_for(ctx.seed, "judge", judge.key, p["model"], p["riddle_id"])
             false_pos = 1 - spec + (bias if p["provider"] == judge.provider else 0.0)
