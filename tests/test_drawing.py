@@ -25,7 +25,7 @@ SPECS: dict[str, tuple[dict, tuple[int, int]]] = {
         {"shape": "dot", "centre": [20, 20], "radius": 3, "fill": "red"},
         {"shape": "polygon", "points": [[70, 70], [90, 70], [80, 55]], "fill": "green"},
         {"shape": "text", "centre": [50, 70], "text": "AB?", "size": 10}]}, (100, 80)),
-    "balance": ({"kind": "balance", "scales": [{"left": ["circle:red", "text:3"], "right": ["square:blue"]}]}, (260, 230)),
+    "balance": ({"kind": "balance", "scales": [{"left": ["circle:red", "text:3"], "right": ["square:blue"]}]}, (290, 230)),
     "clock": ({"kind": "clock", "hour": 10, "minute": 25, "size": 120}, (120, 120)),
     "gears": ({"kind": "gears", "width": 200, "height": 120,
                "gears": [{"x": 50, "y": 60, "r": 30, "label": "A", "arrow": "clockwise"}, {"x": 100, "y": 60, "r": 20}]},

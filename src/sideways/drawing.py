@@ -381,15 +381,15 @@ def _shapes(spec: Spec) -> Image.Image:
 def _balance(spec: Spec) -> Image.Image:
     """Balanced scales side by side: each ``{left: [...], right: [...]}`` lists shapes or numbers."""
     scales: Sequence[Mapping[str, Sequence[str]]] = spec["scales"]
-    pw = 260
+    pw = 290
     image, d = _canvas(spec, pw * len(scales), 230)
     for k, sc in enumerate(scales):
         cx = k * pw + pw / 2
         d.polygon([(cx, 120), (cx - 22, 200), (cx + 22, 200)], fill=colour("grey"))
-        d.line([(cx - 110, 120), (cx + 110, 120)], fill=colour("black"), width=5)
-        for side, sx in (("left", cx - 75), ("right", cx + 75)):
+        d.line([(cx - 120, 120), (cx + 120, 120)], fill=colour("black"), width=5)
+        for side, sx in (("left", cx - 80), ("right", cx + 80)):
             d.line([(sx, 120), (sx, 105)], fill=colour("black"), width=2)
-            d.line([(sx - 52, 105), (sx + 52, 105)], fill=colour("brown"), width=5)
+            d.line([(sx - 58, 105), (sx + 58, 105)], fill=colour("brown"), width=5)
             _pan_items(d, sc[side], sx, 105)
         if k:
             d.line([(k * pw, 10), (k * pw, 220)], fill=colour("lightgrey"), width=2)
@@ -397,8 +397,8 @@ def _balance(spec: Spec) -> Image.Image:
 
 
 def _pan_items(d: ImageDraw.ImageDraw, items: Sequence[str], cx: float, base: float) -> None:
-    """Stack up to four items per row on a pan whose surface is at height ``base``."""
-    r, per_row = 11, 4
+    """Stack up to three items per row on a pan whose surface is at height ``base``."""
+    r, per_row = 15, 3
     for n, item in enumerate(items):
         row, col = divmod(n, per_row)
         in_row = min(per_row, len(items) - row * per_row)
@@ -406,7 +406,7 @@ def _pan_items(d: ImageDraw.ImageDraw, items: Sequence[str], cx: float, base: fl
         y = base - 4 - r - row * (2 * r + 3)
         what, _, fill = str(item).partition(":")
         if what == "text":
-            text(d, fill, (x, y), 16)
+            text(d, fill, (x, y), 24)
         else:
             _shape(d, what, (x, y), r, fill or "white")
 
@@ -452,9 +452,9 @@ def _gears(spec: Spec) -> Image.Image:
             rr = r + 5 if k % 4 in (1, 2) else r - 5
             pts.append((x + rr * math.cos(a), y + rr * math.sin(a)))
         d.polygon(pts, fill=colour(g.get("colour", "lightgrey")), outline=colour("black"), width=2)
-        d.ellipse([x - 6, y - 6, x + 6, y + 6], fill=colour("black"))
+        d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour("black"))
         if g.get("label"):
-            text(d, str(g["label"]), (x, y - r * 0.45 if r > 28 else y), min(22, r * 0.5), "navy")
+            text(d, str(g["label"]), (x, y - r * 0.42), min(22, r * 0.5), "navy")
         if g.get("arrow"):
             _turn_arrow(d, x, y, r + 14, clockwise=g["arrow"] == "clockwise")
     return image
