@@ -147,6 +147,7 @@ BROKEN_PNG = png_bytes()[:30]
 BAD: dict[str, tuple[object, str]] = {
     "not json": ('{"riddle_id": "x-1", ', "not valid JSON"),
     "not an object": ("[1, 2]", "must be an object"),
+    "repeated key": (json.dumps(riddle("x-1"))[:-1] + ', "answer": "3"}', "field 'answer' given twice"),
     "missing field": (riddle("x-1", solution=None), "missing required field 'solution'"),
     "empty string": (riddle("x-1", title="   "), "field 'title' is empty"),
     "empty hint": (riddle("x-1", third_hint=""), "field 'third_hint' is empty"),

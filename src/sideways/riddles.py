@@ -70,10 +70,24 @@ def parse_jsonl(text: str, where: str) -> list[Record]:
         if not line.strip():
             continue
         try:
-            records.append((n, json.loads(line)))
+            records.append((n, json.loads(line, object_pairs_hook=_no_duplicate_keys)))
         except json.JSONDecodeError as exc:
             raise RiddleError(f"{where}:{n}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        except _DuplicateKey as exc:
+            raise RiddleError(f"{where}:{n}: field {exc.args[0]!r} given twice") from exc
     return records
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object repeats a key (json.loads would silently keep the last value)."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    for k in keys:
+        if keys.count(k) > 1:
+            raise _DuplicateKey(k)
+    return dict(pairs)
 
 
 def parse_yaml(text: str, where: str) -> list[Record]:
