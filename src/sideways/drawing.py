@@ -45,7 +45,8 @@ COLOURS: dict[str, tuple[int, int, int]] = {
 }
 _INDEX = {name: i for i, name in enumerate(COLOURS)}
 
-# Stroke font on a 4 x 6 grid (x right, y down): each glyph is a list of polylines.
+# Stroke font on a 4 x 6 grid (x right, y down): each glyph is a list of polylines. Lower-case
+# letters are drawn as capitals, except 'x', which is the multiplication sign.
 _RECT = [(0, 0), (4, 0), (4, 6), (0, 6), (0, 0)]
 _OCT = [(1, 0), (3, 0), (4, 1), (4, 5), (3, 6), (1, 6), (0, 5), (0, 1), (1, 0)]
 GLYPHS: dict[str, list[list[Point]]] = {
