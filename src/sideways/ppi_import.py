@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from sideways.errors import SchemaError
@@ -94,20 +95,20 @@ def judge_columns(columns: list[str], source: str) -> dict[str, dict[str, str]]:
 
 
 def _booleans(values: pd.Series, column: str, source: str) -> pd.Series:
-    """True/False/null from bools, 0/1 numbers or nulls; anything else is an error naming the row."""
-    def conv(v):
-        if v is None or v is pd.NA or (isinstance(v, float) and v != v):
-            return None
-        if isinstance(v, bool) or type(v).__name__ == "bool_":
-            return bool(v)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v in (0, 1):
-            return bool(v)
-        raise SchemaError(f"{source}: column {column!r} at row {values.index[pos]} should be a boolean, got {v!r:.40}")
+    """True/False/null from bools, 0/1 numbers or nulls; anything else is an error naming the row.
 
+    Returns an object Series of Python bools and None (schema.conform rejects numpy 2's np.bool).
+    """
     out = []
-    for pos, v in enumerate(values.tolist()):
-        out.append(conv(v))
-    # object dtype with Python bools: schema.conform rejects numpy 2's np.bool scalars.
+    for row, v in zip(values.index, values.tolist()):
+        if v is None or v is pd.NA or (isinstance(v, float) and v != v):
+            out.append(None)
+        elif isinstance(v, (bool, np.bool_)):
+            out.append(bool(v))
+        elif isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1):
+            out.append(bool(v))
+        else:
+            raise SchemaError(f"{source}: column {column!r} at row {row} should be a boolean, got {v!r:.40}")
     return pd.Series(out, index=values.index, dtype=object)
 
 
