@@ -14,6 +14,9 @@ def image_problem(data: bytes) -> str | None:
     try:
         with Image.open(io.BytesIO(data)) as img:
             img.load()
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+    except UnidentifiedImageError:
+        return "not a readable image (no known image format)"
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        # Messages here name no object address, so the same bytes give the same text.
         return f"not a readable image ({type(exc).__name__}: {exc})"
     return None
