@@ -97,10 +97,12 @@ def curate(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
+    dedupe: bool = True,
 ) -> Curated:
     """Apply the steps above to ``riddles`` (RIDDLES columns; ``split`` may be empty; an
     ``image_error`` column, if present, marks unusable pictures). Returns the kept riddles,
-    conformed to RIDDLES in input order, and the report."""
+    conformed to RIDDLES in input order, and the report. ``dedupe=False`` skips step 3, for a
+    hand-made set (the demo) whose similar riddles are on purpose."""
     overrides = dict(overrides or {})
     report = CurationReport(source=source, input=len(riddles), threshold=threshold)
     report.unused_overrides = sorted(set(overrides) - set(riddles["riddle_id"]))
@@ -117,7 +119,8 @@ def curate(
             report.drop(rid, "no_answer", "the answer is empty")
         else:
             kept.append(row)
-    kept = _drop_duplicates(kept, threshold, report)
+    if dedupe:
+        kept = _drop_duplicates(kept, threshold, report)
     out = []
     for row in kept:
         rid = row["riddle_id"]
