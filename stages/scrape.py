@@ -9,7 +9,7 @@ import sys
 
 from sideways import paths, stage
 from sideways.artifacts import atomic_write_bytes
-from sideways.sources.config import riddle_params
+from sideways.sources.config import require_contact, riddle_params
 from sideways.sources.wiki.api import WikiClient
 from sideways.sources.wiki.scrape import scrape
 
@@ -27,6 +27,7 @@ def main() -> None:
     if cfg.source != "wiki":
         print(f"scrape: riddles.source is {cfg.source}: nothing to fetch", file=sys.stderr)
         return
+    require_contact(cfg, args.params)
     with WikiClient(cfg.wiki.client) as client:
         summary = scrape(client, paths.RAW_WIKI, cfg.wiki.categories, cfg.wiki.title_prefix)
     print(

@@ -20,6 +20,15 @@ def test_defaults_are_the_published_dataset_and_a_polite_wiki_client() -> None:
     assert p.wiki.categories == ("Puzzles",) and p.wiki.title_prefix == "Puzzle:"
     assert (p.overrides, p.duplicate_threshold) == ("data/curation/overrides.yaml", 0.9)
     assert riddle_params(None).source == "demo"
+    assert p.wiki.client.contact == ""  # no guessed contact: scraping asks for one
+
+
+def test_scraping_requires_a_contact() -> None:
+    from sideways.sources.config import require_contact
+
+    with pytest.raises(ParamsError, match=r"p\.yaml: riddles\.wiki\.contact: set a URL or e-mail"):
+        require_contact(riddle_params({"source": "wiki", "wiki": {"contact": None}}), "p.yaml")
+    require_contact(riddle_params({"source": "wiki", "wiki": {"contact": "me@example.org"}}))
 
 
 def test_repository_params_parse_and_keep_demo_keys() -> None:

@@ -8,7 +8,7 @@
       hf_revision: null                 # a hub commit/tag to pin (ignored for a directory)
       wiki:
         api_url: https://layton.fandom.com/api.php
-        contact: <URL or e-mail put in the User-Agent>
+        contact: null                   # URL or e-mail for the User-Agent; required to scrape
         categories: [Puzzles]
         title_prefix: "Puzzle:"
         min_interval: 1.0               # seconds between requests (>= 1 unless you run the wiki)
@@ -67,7 +67,7 @@ def riddle_params(data: Mapping[str, Any] | None, source: str = "params.yaml") -
     defaults = ClientSettings()
     client = ClientSettings(
         api_url=_str(wiki.get("api_url", DEFAULT_API), f"{at}.wiki.api_url"),
-        contact=_str(wiki.get("contact", DEFAULT_CONTACT), f"{at}.wiki.contact"),
+        contact=str(wiki.get("contact") or DEFAULT_CONTACT).strip(),
         min_interval=_num(wiki.get("min_interval", defaults.min_interval), f"{at}.wiki.min_interval", lo=0),
         max_retries=int(_num(wiki.get("max_retries", defaults.max_retries), f"{at}.wiki.max_retries", lo=0, whole=True)),
         timeout=_num(wiki.get("timeout", defaults.timeout), f"{at}.wiki.timeout", lo=0.001),
@@ -98,6 +98,15 @@ def riddle_params(data: Mapping[str, Any] | None, source: str = "params.yaml") -
         duplicate_threshold=threshold,
         raw=data,
     )
+
+
+def require_contact(params: RiddleParams, source: str = "params.yaml") -> None:
+    """Scraping needs a way for the wiki's admins to reach us: a URL or e-mail in the User-Agent."""
+    if not params.wiki.client.contact:
+        raise ParamsError(
+            f"{source}: riddles.wiki.contact: set a URL or e-mail address where the wiki's admins can reach "
+            "you; it is sent in the User-Agent of every request"
+        )
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:

@@ -170,7 +170,8 @@ def test_default_settings_are_polite() -> None:
     s = ClientSettings()
     assert s.api_url == "https://layton.fandom.com/api.php"
     assert s.min_interval >= 1.0 and s.max_retries >= 3
-    assert s.user_agent.startswith("sideways/0.1.0 (+http")
+    assert s.user_agent.startswith("sideways/0.1.0 httpx/")  # no guessed contact
+    assert ClientSettings(contact="ops@example.org").user_agent.startswith("sideways/0.1.0 (+ops@example.org) httpx/")
 
 
 def test_retry_after_forms() -> None:

@@ -51,8 +51,15 @@ def test_scrape_with_another_source_fetches_nothing(tmp_path: Path) -> None:
     assert not (project / "data/raw/wiki/manifest.json").exists()
 
 
+def test_scrape_needs_a_contact(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", {"source": "wiki", "wiki": {"api_url": "http://127.0.0.1:9/api.php"}})
+    proc = run_stage(project, "scrape", tmp_path / "home")
+    assert proc.returncode == 2 and "riddles.wiki.contact: set a URL or e-mail" in proc.stderr
+
+
 def test_unreachable_wiki_is_a_one_line_error(tmp_path: Path) -> None:
-    wiki_params = {"api_url": "http://127.0.0.1:9/api.php", "min_interval": 0.0, "max_retries": 1, "backoff": 0.0}
+    wiki_params = {"api_url": "http://127.0.0.1:9/api.php", "min_interval": 0.0, "max_retries": 1, "backoff": 0.0,
+                   "contact": "https://example.org/test"}
     project = make_project(tmp_path / "project", {"source": "wiki", "wiki": wiki_params})
     proc = run_stage(project, "scrape", tmp_path / "home")
     assert proc.returncode == 2

@@ -20,7 +20,7 @@ from sideways import __version__
 from sideways.errors import RiddleError
 
 DEFAULT_API = "https://layton.fandom.com/api.php"
-DEFAULT_CONTACT = "https://github.com/sideways-bench/sideways"
+DEFAULT_CONTACT = ""  # no guess: the scrape stage asks for one (riddles.wiki.contact)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 BATCH = 50  # the API's limit on titles/pageids per query for ordinary clients
 
@@ -44,7 +44,8 @@ class ClientSettings:
 
     @property
     def user_agent(self) -> str:
-        return f"sideways/{__version__} (+{self.contact}) httpx/{httpx.__version__}"
+        contact = f" (+{self.contact})" if self.contact else ""
+        return f"sideways/{__version__}{contact} httpx/{httpx.__version__}"
 
 
 @dataclass(frozen=True)
