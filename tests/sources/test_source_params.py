@@ -18,6 +18,8 @@ def test_defaults_are_the_published_dataset_and_a_polite_wiki_client() -> None:
     assert (p.source, p.hf_dataset, p.hf_revision) == ("hf", "rvienne/layton-eval", None)
     assert p.wiki.client.api_url == "https://layton.fandom.com/api.php" and p.wiki.client.min_interval == 1.0
     assert p.wiki.categories == ("Puzzles",) and p.wiki.title_prefix == "Puzzle:"
+    assert p.wiki.data_prefix == "Module:PuzzleData/"
+    assert riddle_params({"wiki": {"data_prefix": None}}).wiki.data_prefix is None
     assert (p.overrides, p.duplicate_threshold) == ("data/curation/overrides.yaml", 0.9)
     assert riddle_params(None).source == "demo"
     assert p.wiki.client.contact == ""  # no guessed contact: scraping asks for one

@@ -11,6 +11,7 @@
         contact: null                   # URL or e-mail for the User-Agent; required to scrape
         categories: [Puzzles]
         title_prefix: "Puzzle:"
+        data_prefix: "Module:PuzzleData/"   # the games' puzzle indexes (type, picarats); null: none
         min_interval: 1.0               # seconds between requests (>= 1 unless you run the wiki)
         max_retries: 5
         timeout: 30
@@ -30,7 +31,7 @@ from sideways.errors import ParamsError
 from sideways.sources.hf import DEFAULT_DATASET
 from sideways.sources.wiki.api import DEFAULT_API, DEFAULT_CONTACT, ClientSettings
 from sideways.sources.wiki.build import LICENSE as WIKI_LICENSE
-from sideways.sources.wiki.scrape import DEFAULT_CATEGORIES, DEFAULT_PREFIX
+from sideways.sources.wiki.scrape import DEFAULT_CATEGORIES, DEFAULT_DATA_PREFIX, DEFAULT_PREFIX
 
 SOURCES = ("demo", "hf", "wiki")
 DEFAULT_OVERRIDES = "data/curation/overrides.yaml"
@@ -41,6 +42,7 @@ class WikiParams:
     client: ClientSettings = ClientSettings()
     categories: tuple[str, ...] = DEFAULT_CATEGORIES
     title_prefix: str = DEFAULT_PREFIX
+    data_prefix: str | None = DEFAULT_DATA_PREFIX
     license: str = WIKI_LICENSE
 
 
@@ -78,6 +80,9 @@ def riddle_params(data: Mapping[str, Any] | None, source: str = "params.yaml") -
         categories = [categories]
     if not isinstance(categories, list) or not categories:
         raise ParamsError(f"{at}.wiki.categories: expected a non-empty list of category names")
+    data_prefix = wiki.get("data_prefix", DEFAULT_DATA_PREFIX)
+    if data_prefix is not None:
+        data_prefix = _str(data_prefix, f"{at}.wiki.data_prefix")
     revision = data.get("hf_revision")
     if revision is not None:
         revision = _str(revision, f"{at}.hf_revision")
@@ -92,6 +97,7 @@ def riddle_params(data: Mapping[str, Any] | None, source: str = "params.yaml") -
             client=client,
             categories=tuple(_str(c, f"{at}.wiki.categories") for c in categories),
             title_prefix=str(wiki.get("title_prefix", DEFAULT_PREFIX)),
+            data_prefix=data_prefix,
             license=_str(wiki.get("license", WIKI_LICENSE), f"{at}.wiki.license"),
         ),
         overrides=_str(cur.get("overrides", DEFAULT_OVERRIDES), f"{at}.curation.overrides"),

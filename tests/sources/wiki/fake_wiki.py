@@ -72,6 +72,9 @@ def fixture_wiki() -> FakeWiki:
     for k, (pid, title, name) in enumerate(specs):
         wiki.pages[pid] = Page(pid, title, 1000 + pid, (PAGES / f"{name}.wiki").read_text())
     wiki.pages[7] = Page(7, "List of puzzles in the Invented Village", 500, "A list, not a puzzle.")
+    wiki.pages[201] = Page(201, "Module:PuzzleData/IV", 900, (PAGES / "puzzle_data_iv.lua").read_text())
+    wiki.pages[202] = Page(202, "Module:PuzzleData/IV/doc", 901, "How to edit the module.")
+    wiki.pages[203] = Page(203, "Module:Other", 902, "return {}")
     wiki.category = [105, 7, 101, 103, 102, 104]  # not in id order, like the real API
     wiki.files = {
         "File:IV014 Counting Candles.png": png("orange", 1),
@@ -109,6 +112,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _api(self, q: dict[str, str]) -> dict:
         wiki = self.server.wiki
         assert q.get("format") == "json" and q.get("formatversion") == "2" and q.get("action") == "query"
+        if q.get("meta") == "siteinfo":
+            wiki.counts["siteinfo"] += 1
+            return {"query": {"namespaces": {"0": {"id": 0, "name": ""}, "828": {"id": 828, "name": "Module"},
+                                             "6": {"id": 6, "name": "File"}}}}
+        if q.get("generator") == "allpages":
+            wiki.counts["allpages"] += 1
+            assert q["gapnamespace"] == "828"
+            ids = sorted(i for i, p in wiki.pages.items() if p.title.startswith("Module:" + q["gapprefix"]))
+            return {"query": {"pages": [{"pageid": i, "title": wiki.pages[i].title, "lastrevid": wiki.pages[i].revid}
+                                        for i in ids]}}
         if q.get("generator") == "categorymembers":
             wiki.counts["list"] += 1
             start = int(q.get("gcmcontinue") or 0)

@@ -21,7 +21,7 @@ from sideways.sources.wiki.scrape import scrape
 def raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
     raw = tmp_path_factory.mktemp("wiki") / "raw"
     with Serving(fixture_wiki()) as srv, WikiClient(ClientSettings(api_url=srv.api_url, min_interval=0)) as c:
-        scrape(c, raw)
+        scrape(c, raw, data_prefix="Module:PuzzleData/")
     return raw
 
 
@@ -39,6 +39,9 @@ def test_rows_from_the_raw_scrape(raw: Path) -> None:
     broken = df.set_index("riddle_id").loc["wiki-105"]
     assert broken.image is None and broken.image_error.startswith("not a readable image")
     assert df.set_index("riddle_id").loc["wiki-103"].answer == ""
+    fence = df.set_index("riddle_id").loc["wiki-102"]  # its page leaves type and picarats to the module
+    assert (fence.category, fence.picarats, fence.number, fence.game) == (
+        "Select", 40, "027", "Professor Layton and the Invented Village")
 
 
 def test_curation_of_the_fixture_wiki(raw: Path) -> None:

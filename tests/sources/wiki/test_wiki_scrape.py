@@ -192,3 +192,26 @@ def test_client_waits_between_real_requests(tmp_path: Path) -> None:
         c.category_pages("Puzzles")  # three requests
         elapsed = time.monotonic() - start
     assert c.requests == 3 and elapsed >= 0.1
+
+
+def test_data_modules_are_scraped_and_resumed(tmp_path: Path) -> None:
+    wiki = fixture_wiki()
+    raw = tmp_path / "raw"
+    with Serving(wiki) as srv:
+        with client(srv.api_url) as c:
+            first = scrape(c, raw, data_prefix="Module:PuzzleData/")
+        manifest = json.loads((raw / "manifest.json").read_text())
+        assert [p["pageid"] for p in manifest["pages"]] == [101, 102, 103, 104, 105]
+        assert manifest["data_pages"] == [{"pageid": 201, "title": "Module:PuzzleData/IV", "revid": 900}]  # no /doc
+        assert (first.listed, first.fetched, first.images) == (5, 6, 5)
+        wiki.content_ids.clear()
+        wiki.edit(201, wiki.pages[201].wikitext.replace("picarats = 40", "picarats = 45"))
+        with client(srv.api_url) as c:
+            second = scrape(c, raw, data_prefix="Module:PuzzleData/")
+    assert wiki.content_ids == [201] and (second.fetched, second.reused, second.images) == (1, 5, 0)
+
+
+def test_unknown_namespace_in_data_prefix(tmp_path: Path) -> None:
+    with Serving(fixture_wiki()) as srv, client(srv.api_url) as c:
+        with pytest.raises(WikiError, match="no namespace 'Modul'"):
+            c.prefix_pages("Modul:PuzzleData/")

@@ -23,20 +23,22 @@ def test_scrape_then_curate_and_split(tmp_path: Path) -> None:
         project = make_project(tmp_path / "project", {"source": "wiki", "wiki": wiki_params})
         procs = {name: run_stage(project, name, home) for name in ("scrape", "curate", "split")}
         assert all(p.returncode == 0 for p in procs.values()), {n: p.stderr for n, p in procs.items()}
-        assert "5 puzzle pages, 5 fetched, 0 unchanged" in procs["scrape"].stderr
+        assert "5 puzzle pages, 6 fetched, 0 unchanged" in procs["scrape"].stderr  # and the data module
 
         # A rerun with nothing changed on the wiki asks only for the listing and rewrites the same bytes.
         manifest = (project / "data/raw/wiki/manifest.json").read_bytes()
         wiki.counts.clear()
         again = run_stage(project, "scrape", home)
-        assert again.returncode == 0 and "0 fetched, 5 unchanged" in again.stderr
-        assert wiki.counts == {"list": 3}
+        assert again.returncode == 0 and "0 fetched, 6 unchanged" in again.stderr
+        assert wiki.counts == {"list": 3, "siteinfo": 1, "allpages": 1}
         assert (project / "data/raw/wiki/manifest.json").read_bytes() == manifest
 
     riddles = read_table(project / "data/riddles.parquet", RIDDLES)
     assert riddles.set_index("riddle_id").split.to_dict() == {"wiki-101": "llm", "wiki-102": "vlm"}
     assert set(riddles.source) == {"wiki"} and set(riddles.license) == {"CC BY-SA 4.0"}
     assert riddles.url.str.contains("/wiki/Puzzle:").all()
+    fence = riddles.set_index("riddle_id").loc["wiki-102"]
+    assert (fence.category, fence.picarats) == ("Select", 40)  # from Module:PuzzleData/IV
     assert list(read_table(project / "data/split/vlm.parquet", RIDDLES).riddle_id) == ["wiki-102"]
     metrics = json.loads((project / "metrics/curation.json").read_text())
     assert metrics["dropped_by_reason"] == {"override": 0, "no_description": 0, "no_answer": 1,

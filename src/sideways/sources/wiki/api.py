@@ -163,6 +163,24 @@ class WikiClient:
                     refs.append(PageRef(int(page["pageid"]), page["title"], int(page["lastrevid"])))
         return refs
 
+    def prefix_pages(self, prefix: str) -> list[PageRef]:
+        """Pages whose full title starts with ``prefix`` (e.g. ``Module:PuzzleData/``), with revision ids."""
+        ns_name, _, rest = prefix.partition(":") if ":" in prefix else ("", "", prefix)
+        namespace = 0
+        if ns_name:
+            spaces = next(self.query(meta="siteinfo", siprop="namespaces")).get("namespaces", {})
+            ids = [int(ns["id"]) for ns in spaces.values() if ns.get("name", "").lower() == ns_name.lower()]
+            if not ids:
+                raise WikiError(f"{self.settings.api_url}: no namespace {ns_name!r} (from prefix {prefix!r})")
+            namespace = ids[0]
+        refs = []
+        for q in self.query(generator="allpages", gapnamespace=str(namespace), gapprefix=rest, gaplimit="500",
+                            prop="info"):
+            for page in q.get("pages", []):
+                if "missing" not in page:
+                    refs.append(PageRef(int(page["pageid"]), page["title"], int(page["lastrevid"])))
+        return refs
+
     def page_contents(self, pageids: Iterable[int]) -> dict[int, PageContent]:
         """Latest wikitext and revision id of each page, :data:`BATCH` pages a request."""
         out: dict[int, PageContent] = {}

@@ -13,11 +13,14 @@ from sideways.sources.wiki.markup import parse_puzzle
 
 DEFAULT_CATEGORIES = ("Puzzles",)
 DEFAULT_PREFIX = "Puzzle:"
+# The wiki keeps each game's puzzle index (number, name, type, picarats) in a Lua data module.
+DEFAULT_DATA_PREFIX = "Module:PuzzleData/"
 
 
 @dataclass(frozen=True)
 class ScrapeSummary:
-    """What a run did: pages listed, fetched and reused; pictures downloaded and failed; files pruned."""
+    """What a run did: puzzle pages listed; pages (puzzle and data) fetched and reused; pictures
+    downloaded and failed; files pruned."""
 
     listed: int
     fetched: int
@@ -32,8 +35,10 @@ def scrape(
     raw_dir: str | Path,
     categories: Iterable[str] = DEFAULT_CATEGORIES,
     title_prefix: str = DEFAULT_PREFIX,
+    data_prefix: str | None = None,
 ) -> ScrapeSummary:
-    """List the pages of ``categories`` whose title starts with ``title_prefix`` and store them.
+    """List the pages of ``categories`` whose title starts with ``title_prefix`` and store them,
+    with the data pages whose title starts with ``data_prefix`` (if given; ``/doc`` pages skipped).
 
     A page already stored at its current revision is not fetched again; a stored page whose
     picture could not be downloaded last time gets only its picture retried. Pages that left
@@ -41,7 +46,10 @@ def scrape(
     """
     raw_dir = Path(raw_dir)
     categories = tuple(categories)
-    listed = list_pages(client, categories, title_prefix)
+    puzzles = list_pages(client, categories, title_prefix)
+    data = [r for r in client.prefix_pages(data_prefix) if not r.title.endswith("/doc")] if data_prefix else []
+    data_ids = {r.pageid for r in data} - {r.pageid for r in puzzles}
+    listed = puzzles + [r for r in data if r.pageid in data_ids]
     kept: dict[int, dict[str, Any]] = {}
     stale: list[PageRef] = []
     for ref in listed:
@@ -62,7 +70,7 @@ def scrape(
         for k in range(0, len(stale), BATCH):
             batch = stale[k : k + BATCH]
             contents = client.page_contents(ref.pageid for ref in batch)
-            files = {pid: parse_puzzle(c.wikitext).image for pid, c in contents.items()}
+            files = {pid: None if pid in data_ids else parse_puzzle(c.wikitext).image for pid, c in contents.items()}
             urls = client.image_urls(f for f in files.values() if f) if any(files.values()) else {}
             for pid in sorted(contents):
                 rec = _record(contents[pid], files[pid], urls.get(files[pid]) if files[pid] else None)
@@ -78,10 +86,16 @@ def scrape(
         "api_url": client.settings.api_url,
         "categories": list(categories),
         "title_prefix": title_prefix,
-        "pages": [{"pageid": pid, "title": kept[pid]["title"], "revid": kept[pid]["revid"]} for pid in sorted(kept)],
+        "data_prefix": data_prefix,
+        "pages": [_entry(kept[pid]) for pid in sorted(kept) if pid not in data_ids],
+        "data_pages": [_entry(kept[pid]) for pid in sorted(kept) if pid in data_ids],
     })
     removed = store.prune(raw_dir, kept)
-    return ScrapeSummary(len(listed), len(kept) - reused, reused, images, errors, removed)
+    return ScrapeSummary(len(puzzles), len(kept) - reused, reused, images, errors, removed)
+
+
+def _entry(rec: dict[str, Any]) -> dict[str, Any]:
+    return {"pageid": rec["pageid"], "title": rec["title"], "revid": rec["revid"]}
 
 
 def list_pages(client: WikiClient, categories: tuple[str, ...], title_prefix: str) -> list[PageRef]:
