@@ -99,7 +99,7 @@ def test_wiki_scrape_resumes_and_is_shared_with_dvc_push(tmp_path: Path) -> None
         repo = project(tmp_path / "repo", {"source": "wiki", "wiki": {
             "api_url": srv.api_url, "min_interval": 0.0, "contact": "https://example.org/test"}})
         assert repro(repo, "split") == {"scrape", "curate", "split"}
-        assert sorted(wiki.content_ids) == [101, 102, 103, 104, 105]
+        assert sorted(wiki.content_ids) == [101, 102, 103, 104, 105, 201]  # puzzles and the data module
         assert repro(repo, "split") == set()
 
         wiki.edit(102, wiki.pages[102].wikitext.replace("five posts", "six posts"))
