@@ -186,8 +186,7 @@ def test_client_waits_between_real_requests(tmp_path: Path) -> None:
     import time
 
     wiki = fixture_wiki()
-    settings = ClientSettings(min_interval=0.05)
-    with Serving(wiki) as srv, WikiClient(ClientSettings(api_url=srv.api_url, min_interval=settings.min_interval)) as c:
+    with Serving(wiki) as srv, WikiClient(ClientSettings(api_url=srv.api_url, min_interval=0.05)) as c:
         start = time.monotonic()
         c.category_pages("Puzzles")  # three requests
         elapsed = time.monotonic() - start
