@@ -33,6 +33,12 @@ def test_scrape_then_curate_and_split(tmp_path: Path) -> None:
         assert wiki.counts == {"list": 3, "siteinfo": 1, "allpages": 1}
         assert (project / "data/raw/wiki/manifest.json").read_bytes() == manifest
 
+    # Offline now; the same raw scrape gives the same bytes.
+    outputs = ("data/riddles.parquet", "metrics/curation.json", "data/curation/dropped.json")
+    before = {name: (project / name).read_bytes() for name in outputs}
+    assert run_stage(project, "curate", home).returncode == 0
+    assert {name: (project / name).read_bytes() for name in outputs} == before
+
     riddles = read_table(project / "data/riddles.parquet", RIDDLES)
     assert riddles.set_index("riddle_id").split.to_dict() == {"wiki-101": "llm", "wiki-102": "vlm"}
     assert set(riddles.source) == {"wiki"} and set(riddles.license) == {"CC BY-SA 4.0"}
