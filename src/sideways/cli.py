@@ -13,7 +13,7 @@ import sys
 
 from sideways.errors import SidewaysError
 
-COMMANDS: tuple[str, ...] = ("show",)
+COMMANDS: tuple[str, ...] = ("show", "leaderboard", "score")
 
 
 def build_parser() -> argparse.ArgumentParser:
