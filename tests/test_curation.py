@@ -53,6 +53,13 @@ def test_same_title_and_game_is_a_duplicate_even_with_a_qualifier() -> None:
     assert dups == {"b": ("a", "same title and game")}
 
 
+def test_title_rule_needs_a_known_game() -> None:
+    """The hub dataset has no game: "X" and "X (UF)" there may be two games' puzzles."""
+    rows = [riddle("a", title="Bunny-Hop Swap", game=None), riddle("b", title="Bunny-Hop Swap (UF)", game=None,
+                                                                   description="entirely other words")]
+    assert find_duplicates(rows) == {}
+
+
 def test_near_identical_description_with_same_answer_is_a_duplicate() -> None:
     text = "A baker lights seven candles on a windowsill and two blow out then one more goes out how many are left"
     rows = [riddle("a", description=text, answer="3"),

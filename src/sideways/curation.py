@@ -4,7 +4,7 @@ Steps, in order (each riddle is dropped for the first reason that applies):
 
 1. ``override``: the overrides file says ``drop: true`` (a person decided; the reason is theirs).
 2. ``no_description`` / ``no_answer``: nothing to ask, or nothing to grade against.
-3. ``duplicate``: same normalised title and game as an earlier riddle, or a near-identical
+3. ``duplicate``: same normalised title and (known) game as an earlier riddle, or a near-identical
    description (token Jaccard >= ``threshold``, 0.9 by default) *with the same answer*. Sequels
    ("... 2") reuse a description with new numbers and a new answer; those are different riddles.
    The first riddle in input order is kept.
@@ -175,14 +175,15 @@ def find_duplicates(rows: Iterable[Mapping[str, Any]], threshold: float = DEFAUL
         key = (normal_title(_text(row.get("title"))), _text(row.get("game")).lower())
         answer = " ".join(sorted(tokens(_text(row.get("answer")))))
         toks = tokens(_text(row.get("description")))
-        if key[0] and key in by_title:
+        known = bool(key[0] and key[1])  # without a game, "X" and "X (UF)" may be two games' puzzles
+        if known and key in by_title:
             dups[rid] = (by_title[key], "same title and game")
             continue
         near = next(((other, s) for other, t in by_answer.get(answer, []) if (s := jaccard(toks, t)) >= threshold), None)
         if near:
             dups[rid] = (near[0], f"description {near[1]:.2f} similar (Jaccard), same answer")
             continue
-        if key[0]:
+        if known:
             by_title[key] = rid
         by_answer.setdefault(answer, []).append((rid, toks))
     return dups
