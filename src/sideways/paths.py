@@ -40,3 +40,8 @@ def leaderboard(split: str) -> Path:
 
 def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
+
+
+RAW_WIKI = DATA / "raw" / "wiki"
+CURATION_METRICS = METRICS / "curation.json"
+CURATION_DROPPED = DATA / "curation" / "dropped.json"
