@@ -1,0 +1,193 @@
+"""Sending requests: the cache first, then bounded concurrency, rate limit, retries, and a
+durable cache record the moment an answer arrives.
+
+:func:`run_calls` is shared by the OpenAI-compatible and the batch backends; they differ only
+in the :class:`Transport` (a direct HTTP client, or the same client inside batchling's
+``batchify`` so the request becomes one line of a provider batch). Identical requests are sent
+once. Failures never raise: each call ends as a :class:`Result` with a response or an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+
+import httpx
+
+from sideways.llm.cache import RequestCache, key_parts, make_record, request_key
+from sideways.llm.ratelimit import RpmLimiter
+from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
+from sideways.progress import bar
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to make: what it is for (``item``, ``label``) and what is sent."""
+
+    item: str
+    label: str
+    provider: str
+    model: str
+    endpoint: str
+    body: Mapping[str, Any]
+
+    @property
+    def parts(self) -> dict[str, Any]:
+        return key_parts(self.provider, self.endpoint, self.model, self.body)
+
+    @property
+    def key(self) -> str:
+        return request_key(self.parts)
+
+
+@dataclass
+class Result:
+    """How a call ended: a response (fresh or cached) or an error message."""
+
+    call: Call
+    key: str
+    response: Any = None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 0
+    elapsed_s: float = 0.0
+    record: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+class Transport(Protocol):
+    async def send(self, call: Call) -> httpx.Response: ...
+
+
+Account = Callable[[Any], tuple[int | None, int | None, float | None]]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    policy: RetryPolicy = RetryPolicy()
+    concurrency: int = 16
+    rpm: float | None = None
+    timeout_s: float | None = 120.0
+    batch: bool = False
+    retry_exceptions: bool = True
+    seed: int = 0
+    desc: str = ""
+
+
+class _Transient(Exception):
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _Permanent(Exception):
+    pass
+
+
+async def run_calls(
+    calls: Sequence[Call],
+    transport: Transport | None,
+    cache: RequestCache,
+    options: RunOptions,
+    account: Account,
+    redact: Callable[[str | None], str | None] = lambda s: s,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> list[Result]:
+    """One :class:`Result` per call, in order. Cached answers cost no request.
+
+    ``transport`` may be None when every call is cached (a rerun needs no key). ``account``
+    turns a response into (input tokens, output tokens, USD) for the cache record.
+    """
+    by_key: dict[str, list[int]] = {}
+    for i, call in enumerate(calls):
+        by_key.setdefault(call.key, []).append(i)
+    results: list[Result | None] = [None] * len(calls)
+    todo: list[tuple[str, Call]] = []
+    for key, idx in by_key.items():
+        record = cache.get(key)
+        if record is not None:
+            for i in idx:
+                results[i] = Result(calls[i], key, record["response"], cached=True, record=record)
+        else:
+            todo.append((key, calls[idx[0]]))
+    if todo and transport is None:
+        raise RuntimeError("run_calls: requests to send but no transport")
+
+    progress = bar(total=len(calls), desc=options.desc)
+    progress.update(len(calls) - sum(len(by_key[k]) for k, _ in todo))
+    semaphore = asyncio.Semaphore(options.concurrency)
+    limiter = RpmLimiter(options.rpm)
+    rng = random.Random(options.seed)
+
+    async def one(key: str, call: Call) -> None:
+        async with semaphore:
+            result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
+        if result.error is None:
+            in_tok, out_tok, cost = account(result.response)
+            record = make_record(
+                key, call.parts, call.label, result.response, input_tokens=in_tok, output_tokens=out_tok,
+                cost_usd=cost, batch=options.batch, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                elapsed_s=result.elapsed_s, attempts=result.attempts,
+            )
+            await asyncio.to_thread(cache.put, record)
+            result.record = record
+        for i in by_key[key]:
+            results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
+                                result.elapsed_s, result.record)
+        progress.update(len(by_key[key]))
+
+    try:
+        await asyncio.gather(*(one(k, c) for k, c in todo))
+    finally:
+        progress.close()
+    return [r for r in results if r is not None]
+
+
+async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) -> Result:
+    start = time.monotonic()
+    last = "no attempt made"
+    for attempt in range(1, options.policy.max_attempts + 1):
+        await limiter.acquire()
+        try:
+            response = await _send(call, transport, options)
+            return Result(call, key, response, attempts=attempt, elapsed_s=time.monotonic() - start)
+        except _Permanent as exc:
+            return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start)
+        except _Transient as exc:
+            last, retry_after = str(exc), exc.retry_after
+        except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
+            last, retry_after = f"timeout ({type(exc).__name__})", None
+        except (httpx.HTTPError, RuntimeError, OSError) as exc:
+            if not options.retry_exceptions:
+                return Result(call, key, error=redact(_describe(exc)), attempts=attempt,
+                              elapsed_s=time.monotonic() - start)
+            last, retry_after = _describe(exc), None
+        if attempt < options.policy.max_attempts:
+            await sleep(backoff_delay(attempt, options.policy, retry_after, rng))
+    return Result(call, key, error=redact(f"gave up after {options.policy.max_attempts} attempts: {last}"),
+                  attempts=options.policy.max_attempts, elapsed_s=time.monotonic() - start)
+
+
+async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
+    if options.timeout_s:
+        response = await asyncio.wait_for(transport.send(call), options.timeout_s)
+    else:
+        response = await transport.send(call)
+    status = response.status_code
+    if 200 <= status < 300:
+        try:
+            return response.json()
+        except ValueError:
+            raise _Transient(f"HTTP {status} with a malformed body: {response.text[:200]!r}") from None
+    message = f"HTTP {status}: {response.text[:300]}"
+    if is_retryable_status(status, options.policy):
+        raise _Transient(message, parse_retry_after(response.headers.get("retry-after")))
+    raise _Permanent(message)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:400]
