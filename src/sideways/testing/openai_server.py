@@ -34,6 +34,7 @@ from aiohttp import web
 class Behaviour:
     latency_s: float = 0.0
     plan: dict[str, list[str]] = field(default_factory=dict)
+    keep_bodies: bool = True
     retry_after_s: float = 0.05
     timeout_sleep_s: float = 5.0
     expected_key: str | None = None
@@ -49,6 +50,9 @@ class FakeOpenAI:
         self.answered: Counter[str] = Counter()
         self.attempts: defaultdict[str, int] = defaultdict(int)
         self.auth_headers: list[str] = []
+        self.bodies: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.app = web.Application()
         self.app.router.add_post("/v1/chat/completions", self.chat)
         self.app.router.add_get("/stats", self.stats)
@@ -68,16 +72,26 @@ class FakeOpenAI:
         return "ok"
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._chat(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         digest = hashlib.sha256(raw).hexdigest()
         self.requests += 1
         self.by_body[digest] += 1
+        b = self.behaviour
         auth = request.headers.get("Authorization", "")
         self.auth_headers.append(auth)
-        b = self.behaviour
         if b.expected_key is not None and auth != f"Bearer {b.expected_key}":
             return web.json_response({"error": {"message": "invalid api key"}}, status=401)
         body = json.loads(raw)
+        if b.keep_bodies:
+            self.bodies.append(body)
         text = _prompt_text(body)
         outcome = self._outcome(text)
         if b.latency_s:
@@ -162,9 +176,16 @@ class FakeServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+
+    async def _stop(self) -> None:
+        await self._runner.cleanup()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def main(argv: list[str] | None = None) -> int:
