@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -76,6 +76,9 @@ class HttpBackend:
     def transport(self, spec: Spec, target: Target, key: str | None, settings: RequestSettings,
                   ctx: RunContext) -> contextlib.AbstractAsyncContextManager[Transport]:
         raise NotImplementedError
+
+    def after_run(self, spec: Spec, results: Sequence[Result], ctx: RunContext) -> None:
+        """Backend bookkeeping once a run is over (default: nothing)."""
 
     # -- shared --------------------------------------------------------------------------
     @property
@@ -144,7 +147,9 @@ class HttpBackend:
             async with self.transport(spec, target, key, settings, ctx) as transport:
                 return await run_calls(calls, transport, cache, options, acct, redact)
 
-        return asyncio.run(go()), redact
+        results = asyncio.run(go())
+        self.after_run(spec, results, ctx)
+        return results, redact
 
 
 def policy(settings: RequestSettings, **overrides: Any) -> RetryPolicy:

@@ -55,6 +55,7 @@ class Result:
     cached: bool = False
     attempts: int = 0
     elapsed_s: float = 0.0
+    status_code: int | None = None
     record: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
@@ -84,7 +85,9 @@ class _Transient(Exception):
 
 
 class _Permanent(Exception):
-    pass
+    def __init__(self, message: str, status_code: int):
+        super().__init__(message)
+        self.status_code = status_code
 
 
 async def run_calls(
@@ -136,7 +139,7 @@ async def run_calls(
             result.record = record
         for i in by_key[key]:
             results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
-                                result.elapsed_s, result.record)
+                                result.elapsed_s, result.status_code, result.record)
         progress.update(len(by_key[key]))
 
     try:
@@ -155,7 +158,8 @@ async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) 
             response = await _send(call, transport, options)
             return Result(call, key, response, attempts=attempt, elapsed_s=time.monotonic() - start)
         except _Permanent as exc:
-            return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start)
+            return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start,
+                          status_code=exc.status_code)
         except _Transient as exc:
             last, retry_after = str(exc), exc.retry_after
         except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
@@ -185,7 +189,7 @@ async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
     message = f"HTTP {status}: {response.text[:300]}"
     if is_retryable_status(status, options.policy):
         raise _Transient(message, parse_retry_after(response.headers.get("retry-after")))
-    raise _Permanent(message)
+    raise _Permanent(message, status)
 
 
 def _describe(exc: BaseException) -> str:

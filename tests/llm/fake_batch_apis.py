@@ -1,0 +1,127 @@
+"""respx fakes of the OpenAI and Anthropic batch endpoints (files, batches, poll, results).
+
+Each fake answers riddle and judge prompts like :mod:`sideways.testing.openai_server`, can
+fail one line of the results (``fail_marker`` in the prompt) and fail the first N polls with a
+500, and counts batch creations so tests can check nothing was submitted twice.
+"""
+
+from __future__ import annotations
+
+import json
+from email.parser import BytesParser
+from email.policy import default
+
+import httpx
+import respx
+
+from sideways.testing.openai_server import _prompt_text, _reply
+
+
+class FakeOpenAIBatches:
+    host = "https://api.openai.com"
+
+    def __init__(self, fail_marker: str | None = None, poll_errors: int = 0):
+        self.fail_marker, self.poll_errors = fail_marker, poll_errors
+        self.files: dict[str, list[dict]] = {}
+        self.batches: dict[str, str] = {}
+        self.created = 0
+        self.polls = 0
+        self.auth: list[str] = []
+
+    def install(self, mock: respx.MockRouter) -> None:
+        mock.post(f"{self.host}/v1/files").mock(side_effect=self.upload)
+        mock.post(f"{self.host}/v1/batches").mock(side_effect=self.create)
+        mock.get(url__regex=rf"{self.host}/v1/batches/[^/]+$").mock(side_effect=self.poll)
+        mock.get(url__regex=rf"{self.host}/v1/files/[^/]+/content$").mock(side_effect=self.content)
+
+    def upload(self, request: httpx.Request) -> httpx.Response:
+        self.auth.append(request.headers.get("authorization", ""))
+        ctype = request.headers["content-type"].encode()
+        msg = BytesParser(policy=default).parsebytes(b"Content-Type: " + ctype + b"\r\n\r\n" + request.read())
+        lines = []
+        for part in msg.iter_parts():
+            if part.get_param("name", header="content-disposition") == "file":
+                lines = [json.loads(l) for l in part.get_payload(decode=True).decode().splitlines() if l.strip()]
+        file_id = f"file-in-{len(self.files)}"
+        self.files[file_id] = lines
+        return httpx.Response(200, json={"id": file_id})
+
+    def create(self, request: httpx.Request) -> httpx.Response:
+        self.created += 1
+        payload = json.loads(request.read())
+        batch_id = f"batch_{self.created}"
+        self.batches[batch_id] = payload["input_file_id"]
+        return httpx.Response(200, json={"id": batch_id, "status": "validating"})
+
+    def poll(self, request: httpx.Request) -> httpx.Response:
+        self.polls += 1
+        if self.poll_errors > 0:
+            self.poll_errors -= 1
+            return httpx.Response(500, json={"error": {"message": "poll failed"}})
+        batch_id = request.url.path.rsplit("/", 1)[1]
+        n = len(self.files[self.batches[batch_id]])
+        return httpx.Response(200, json={"id": batch_id, "status": "completed", "output_file_id": f"out-{batch_id}",
+                                         "request_counts": {"completed": n, "total": n}})
+
+    def content(self, request: httpx.Request) -> httpx.Response:
+        batch_id = request.url.path.split("/")[-2].removeprefix("out-")
+        out = []
+        for line in self.files[self.batches[batch_id]]:
+            text = _prompt_text(line["body"])
+            if self.fail_marker and self.fail_marker in text:
+                out.append({"custom_id": line["custom_id"], "response": {"status_code": 400, "body": {
+                    "error": {"message": "invalid image", "type": "invalid_request_error"}}}})
+                continue
+            content, finish = _reply(text, structured="response_format" in line["body"])
+            out.append({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": {
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20}}}})
+        return httpx.Response(200, text="\n".join(json.dumps(o) for o in out))
+
+
+class FakeAnthropicBatches:
+    host = "https://api.anthropic.com"
+
+    def __init__(self, fail_marker: str | None = None, poll_errors: int = 0):
+        self.fail_marker, self.poll_errors = fail_marker, poll_errors
+        self.batches: dict[str, list[dict]] = {}
+        self.created = 0
+        self.polls = 0
+        self.headers: list[dict] = []
+
+    def install(self, mock: respx.MockRouter) -> None:
+        mock.post(f"{self.host}/v1/messages/batches").mock(side_effect=self.create)
+        mock.get(url__regex=rf"{self.host}/v1/messages/batches/[^/]+$").mock(side_effect=self.poll)
+        mock.get(url__regex=rf"{self.host}/v1/messages/batches/[^/]+/results$").mock(side_effect=self.results)
+
+    def create(self, request: httpx.Request) -> httpx.Response:
+        self.created += 1
+        self.headers.append(dict(request.headers))
+        batch_id = f"msgbatch_{self.created}"
+        self.batches[batch_id] = json.loads(request.read())["requests"]
+        return httpx.Response(200, json={"id": batch_id, "processing_status": "in_progress"})
+
+    def poll(self, request: httpx.Request) -> httpx.Response:
+        self.polls += 1
+        if self.poll_errors > 0:
+            self.poll_errors -= 1
+            return httpx.Response(503, json={"error": {"message": "overloaded"}})
+        batch_id = request.url.path.rsplit("/", 1)[1]
+        n = len(self.batches[batch_id])
+        return httpx.Response(200, json={"id": batch_id, "processing_status": "ended",
+                                         "request_counts": {"succeeded": n}})
+
+    def results(self, request: httpx.Request) -> httpx.Response:
+        batch_id = request.url.path.split("/")[-2]
+        out = []
+        for line in self.batches[batch_id]:
+            text = _prompt_text(line["params"])
+            if self.fail_marker and self.fail_marker in text:
+                out.append({"custom_id": line["custom_id"], "result": {"type": "errored", "error": {
+                    "type": "invalid_request_error", "message": "prompt is too long"}}})
+                continue
+            content, _ = _reply(text, structured=False)
+            out.append({"custom_id": line["custom_id"], "result": {"type": "succeeded", "message": {
+                "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": content}],
+                "stop_reason": "end_turn", "usage": {"input_tokens": 120, "output_tokens": 30}}}})
+        return httpx.Response(200, text="\n".join(json.dumps(o) for o in out))
