@@ -5,6 +5,8 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
+# Stage commands call `python`: make it the environment's.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: repro test env clean-env bench
 

@@ -13,7 +13,7 @@ import sys
 
 from sideways.errors import SidewaysError
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("show",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,31 @@
+"""``sideways show``: print the leaderboards the pipeline computed (after ``dvc repro``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sideways import paths
+from sideways.artifacts import read_table
+from sideways.errors import SidewaysError
+from sideways.leaderboard import format_table
+from sideways.params import load_params
+from sideways.ranking import rank_leaderboard
+from sideways.schema import SCORES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("show", help="print the leaderboards computed by dvc repro")
+    p.add_argument("--params", default="params.yaml")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = load_params(args.params)
+    for split in params.splits:
+        if not paths.scores(split).exists():
+            raise SidewaysError(f"{paths.scores(split)}: not computed yet; run `dvc repro` first")
+        ranked = rank_leaderboard(read_table(paths.scores(split), SCORES))
+        field = params.calibration.field
+        for n_hints, group in ranked.groupby("n_hints"):
+            print(format_table(group, f"\n{split} split, {field}, {n_hints} hint(s):"))
+    return 0

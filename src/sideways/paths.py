@@ -1,0 +1,42 @@
+"""Where every artifact lives (design.md, "Artifacts"): one function per artifact, no I/O."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path("data")
+METRICS = Path("metrics")
+RIDDLES = DATA / "riddles.parquet"
+LABELS = DATA / "labels"
+
+
+def split_table(split: str) -> Path:
+    return DATA / "split" / f"{split}.parquet"
+
+
+def predictions(split: str, model: str) -> Path:
+    return DATA / "predictions" / split / f"{model}.parquet"
+
+
+def judgments(split: str, model: str) -> Path:
+    return DATA / "judgments" / split / f"{model}.parquet"
+
+
+def annotations(split: str) -> Path:
+    return DATA / "annotations" / f"{split}.parquet"
+
+
+def jury(split: str) -> Path:
+    return DATA / "jury" / f"{split}.parquet"
+
+
+def scores(split: str) -> Path:
+    return DATA / "scores" / f"{split}.parquet"
+
+
+def leaderboard(split: str) -> Path:
+    return METRICS / f"leaderboard_{split}.json"
+
+
+def plot(split: str) -> Path:
+    return METRICS / "plots" / f"scores_{split}.json"

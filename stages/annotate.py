@@ -1,0 +1,36 @@
+"""annotate@<split>: human labels, simulated (default) or read from data/labels/<split>.jsonl|parquet."""
+
+import pandas as pd
+
+from sideways import paths, stage
+from sideways.annotate import read_label_file, simulate_labels, stratified_sample
+from sideways.artifacts import read_table, write_table
+from sideways.errors import SchemaError
+from sideways.schema import ANNOTATIONS, PREDICTIONS, RIDDLES
+
+
+def main() -> None:
+    args = stage.arguments("split")
+    params = stage.load_params(args.params)
+    riddles = read_table(paths.split_table(args.split), RIDDLES)
+    if params.annotations.source == "file":
+        candidates = [paths.LABELS / f"{args.split}.{ext}" for ext in ("parquet", "jsonl")]
+        found = [p for p in candidates if p.exists()]
+        if not found:
+            raise SchemaError(f"annotations.source is 'file' but neither {candidates[0]} nor {candidates[1]} exists")
+        labels = read_label_file(found[0], riddles)
+    else:
+        sim = [m.key for m in params.models if m.backend == "sim"]
+        if not sim:
+            raise SchemaError(
+                "annotations.source is 'sim' but no model has backend 'sim': simulated annotators only "
+                "label simulated predictions; set annotations.source: file and write data/labels/<split>.jsonl"
+            )
+        predictions = pd.concat([read_table(paths.predictions(args.split, k), PREDICTIONS) for k in sim])
+        sample = stratified_sample(predictions, params.annotations.per_riddle, params.seed)
+        labels = simulate_labels(sample, riddles)
+    write_table(labels, ANNOTATIONS, paths.annotations(args.split))
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,32 @@
+"""calibrate@<split>: PPI-calibrated score and 95% interval per model (method.md 3-4)."""
+
+import pandas as pd
+
+from sideways import paths, stage
+from sideways.artifacts import read_table, write_table
+from sideways.calibration import score_models
+from sideways.schema import ANNOTATIONS, JURY, PREDICTIONS, RIDDLES, SCORES
+from sideways.truth import true_scores
+
+
+def main() -> None:
+    args = stage.arguments("split")
+    params = stage.load_params(args.params)
+    cal = params.calibration
+    jury = read_table(paths.jury(args.split), JURY)
+    labels = read_table(paths.annotations(args.split), ANNOTATIONS)
+    sim = [m.key for m in params.models if m.backend == "sim"]
+    truth = None
+    if sim:
+        riddles = read_table(paths.split_table(args.split), RIDDLES)
+        predictions = pd.concat([read_table(paths.predictions(args.split, k), PREDICTIONS) for k in sim])
+        truth = true_scores(riddles, predictions, cal.field)
+    scores = score_models(
+        jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
+        seed=params.seed, empty_bin=cal.empty_bin, truth=truth,
+    )
+    write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,18 @@
+"""rank@<split>: ranks and rank spreads; the leaderboard metrics and plot data for DVC."""
+
+from sideways import paths, stage
+from sideways.artifacts import read_table, write_json
+from sideways.leaderboard import leaderboard_metrics, plot_rows
+from sideways.ranking import rank_leaderboard
+from sideways.schema import SCORES
+
+
+def main() -> None:
+    args = stage.arguments("split")
+    ranked = rank_leaderboard(read_table(paths.scores(args.split), SCORES))
+    write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
+    write_json(paths.plot(args.split), plot_rows(ranked))
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,53 @@
+"""Shared fixtures: small synthetic riddle tables and a default params mapping."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from sideways.schema import RIDDLES, conform
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_riddles(n: int = 40, split: str = "llm") -> pd.DataFrame:
+    """``n`` synthetic riddles: numeric answers for even ids, word answers for odd ones."""
+    rows = []
+    for i in range(n):
+        rows.append(
+            {
+                "riddle_id": f"t-{split}-{i:03d}",
+                "split": split,
+                "category": "arithmetic" if i % 2 == 0 else "wordplay",
+                "title": f"Test riddle {i}",
+                "description": f"What is the answer to test riddle {i}?",
+                "answer": str(i + 3) if i % 2 == 0 else f"word{i}",
+                "solution": f"The answer is {i + 3 if i % 2 == 0 else f'word{i}'}.",
+                "justification": f"Because of rule {i}.",
+                "first_hint": "Think.",
+                "second_hint": "Think harder.",
+                "third_hint": None,
+                "special_hint": None,
+                "image": None,
+                "picarats": 10 + (i * 7) % 71,
+                "game": None,
+                "source": "test",
+                "url": None,
+                "license": "CC0-1.0",
+            }
+        )
+    return conform(pd.DataFrame(rows), RIDDLES, "test riddles")
+
+
+@pytest.fixture
+def riddles() -> pd.DataFrame:
+    return make_riddles()
+
+
+@pytest.fixture
+def default_params() -> dict:
+    return copy.deepcopy(yaml.safe_load((ROOT / "params.yaml").read_text()))

@@ -1,0 +1,67 @@
+import pandas as pd
+import pytest
+
+from sideways import artifacts
+from sideways.errors import SchemaError
+from sideways.schema import ANNOTATIONS, RIDDLES
+
+
+def _labels(n=3):
+    return pd.DataFrame(
+        {
+            "riddle_id": [f"r{i}" for i in range(n)],
+            "model": ["m"] * n,
+            "provider": ["p"] * n,
+            "human_answer_correct": [True] * n,
+            "human_justification_correct": [False] * n,
+            "human_both_correct": [False] * n,
+            "annotator": ["a"] * n,
+        }
+    )
+
+
+def test_round_trip_keeps_types_and_bytes_are_stable(tmp_path, riddles):
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    artifacts.write_table(riddles, RIDDLES, a)
+    artifacts.write_table(riddles, RIDDLES, b)
+    assert a.read_bytes() == b.read_bytes()
+    back = artifacts.read_table(a, RIDDLES)
+    pd.testing.assert_frame_equal(back, riddles)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda df: df.drop(columns=["annotator"]), r"missing column\(s\) annotator"),
+        (lambda df: df.assign(model=[None, "m", "m"]), r"column 'model' is null at row 0"),
+        (lambda df: df.assign(human_answer_correct=["yes", True, True]), r"'human_answer_correct' at row 0 should be bool"),
+        (lambda df: df.assign(riddle_id=["r0", "r0", "r2"]), r"duplicate annotations key \{'riddle_id': 'r0', 'model': 'm'\}"),
+    ],
+)
+def test_bad_tables_are_named_and_nothing_is_written(tmp_path, mutate, message):
+    target = tmp_path / "out" / "labels.parquet"
+    with pytest.raises(SchemaError, match=message) as err:
+        artifacts.write_table(mutate(_labels()), ANNOTATIONS, target)
+    assert str(target) in str(err.value)
+    assert not target.exists()
+
+
+def test_failed_write_leaves_old_file_and_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "x.json"
+    artifacts.write_json(target, {"a": 1})
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(artifacts.os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        artifacts.write_json(target, {"a": 2})
+    assert target.read_text().strip().endswith("}") and '"a": 1' in target.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_read_rejects_non_parquet(tmp_path):
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    with pytest.raises(SchemaError, match=r"bad\.parquet: not a readable Parquet file"):
+        artifacts.read_table(bad, ANNOTATIONS)

@@ -1,0 +1,68 @@
+import pytest
+
+from sideways.errors import ParamsError
+from sideways.params import parse_params
+
+
+def test_default_params_parse(default_params):
+    p = parse_params(default_params)
+    assert len(p.models) >= 6
+    assert len({m.provider for m in p.models}) >= 4
+    providers = [m.provider for m in p.models]
+    assert any(providers.count(x) >= 2 for x in providers), "two models should share a provider"
+    assert [j.provider for j in p.jury.pool] == ["openai", "gemini", "anthropic", "mistral"]
+    assert p.model("atlas-large").options["skill"] == 0.85
+
+
+def test_panel_excludes_own_provider_and_takes_first_three(default_params):
+    p = parse_params(default_params)
+    assert [j.provider for j in p.jury.panel("openai")] == ["gemini", "anthropic", "mistral"]
+    assert [j.provider for j in p.jury.panel("anthropic")] == ["openai", "gemini", "mistral"]
+    assert [j.provider for j in p.jury.panel("together")] == ["openai", "gemini", "anthropic"]
+
+
+def test_dotted_model_key_is_rejected_by_name(default_params):
+    default_params["models"]["gpt-5.1"] = default_params["models"].pop("atlas-large")
+    with pytest.raises(ParamsError, match=r"models\.gpt-5\.1: key must not contain a dot"):
+        parse_params(default_params)
+
+
+def test_unknown_backend_names_the_key(default_params):
+    default_params["models"]["atlas-mini"]["backend"] = "telepathy"
+    with pytest.raises(ParamsError, match=r"models\.atlas-mini\.backend: 'telepathy' is not one of"):
+        parse_params(default_params)
+
+
+def test_pool_too_small_for_a_panel_names_the_model(default_params):
+    del default_params["jury"]["pool"]["judge-mistral"]
+    with pytest.raises(ParamsError, match=r"too small to form a panel of 3 for model 'atlas-large'"):
+        parse_params(default_params)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("models", "atlas-mini", "n_hints"), 7, r"models\.atlas-mini\.n_hints: 7 is out of range"),
+        (("calibration", "method"), "magic", r"calibration\.method: 'magic' is not one of"),
+        (("calibration", "bootstrap"), "many", r"calibration\.bootstrap: expected an integer"),
+        (("annotations", "source"), "crowd", r"annotations\.source"),
+        (("splits",), ["llm", "audio"], r"splits: unknown split 'audio'"),
+        (("seed",), 1.5, r"seed: expected an integer"),
+    ],
+)
+def test_bad_values_name_their_key(default_params, path, value, message):
+    node = default_params
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(ParamsError, match=message):
+        parse_params(default_params)
+
+
+def test_load_params_reports_bad_yaml(tmp_path):
+    from sideways.params import load_params
+
+    bad = tmp_path / "params.yaml"
+    bad.write_text("models: [unclosed\n")
+    with pytest.raises(ParamsError, match=r"params\.yaml: not valid YAML"):
+        load_params(bad)

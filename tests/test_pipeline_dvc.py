@@ -1,0 +1,233 @@
+"""End-to-end: the real pipeline under the real DVC CLI, on temporary copies of this repository.
+
+A session fixture reproduces a small configuration once (3 models, the llm split) and commits
+it; each test works on its own copy. "Executed" means DVC printed ``Running stage '<name>'``;
+a stage restored from the run-cache is not executed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SMALL_MODELS = ("atlas-large", "nimbus-pro", "tide-open")
+
+
+def _env(repo: Path, home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONPATH=str(repo / "src"),
+        DVC_NO_ANALYTICS="1",
+        DVC_GLOBAL_CONFIG_DIR=str(home / "dvc-global"),
+        DVC_SYSTEM_CONFIG_DIR=str(home / "dvc-system"),
+        DVC_SITE_CACHE_DIR=str(home / "dvc-site-cache"),
+        SIDEWAYS_PROGRESS="0",
+        GIT_AUTHOR_NAME="test",
+        GIT_AUTHOR_EMAIL="test@example.invalid",
+        GIT_COMMITTER_NAME="test",
+        GIT_COMMITTER_EMAIL="test@example.invalid",
+    )
+    return env
+
+
+def run(repo: Path, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run a command in ``repo`` (``dvc`` and ``python`` from this environment)."""
+    exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
+    proc = subprocess.run(
+        [exe, *cmd[1:]], cwd=repo, env=_env(repo, repo.parent / "home"), capture_output=True, text=True
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def executed(proc: subprocess.CompletedProcess) -> set[str]:
+    """The stages DVC executed (not those restored from the run-cache)."""
+    return set(re.findall(r"Running stage '([^']+)'", proc.stdout + proc.stderr))
+
+
+def repro(repo: Path, *args: str) -> set[str]:
+    return executed(run(repo, "dvc", "repro", *args))
+
+
+def edit_params(repo: Path, change) -> None:
+    path = repo / "params.yaml"
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def commit(repo: Path, message: str) -> None:
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-qm", message)
+
+
+def copy_project(dest: Path) -> Path:
+    """Copy the files git would ship (tracked and untracked-not-ignored) into a new git repo."""
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    (dest / ".dvc").mkdir(exist_ok=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def baseline(tmp_path_factory) -> Path:
+    """A small configuration, reproduced once and committed."""
+    repo = copy_project(tmp_path_factory.mktemp("baseline") / "repo")
+    run(repo, "git", "init", "-q", "-b", "main")
+
+    def small(p):
+        p["splits"] = ["llm"]
+        p["models"] = {k: p["models"][k] for k in SMALL_MODELS}
+        p["calibration"]["bootstrap"] = 2000
+
+    edit_params(repo, small)
+    commit(repo, "small config")
+    ran = repro(repo)
+    assert {f"predict@{m}-llm" for m in SMALL_MODELS} <= ran
+    commit(repo, "reproduced")
+    return repo
+
+
+@pytest.fixture
+def project(baseline, tmp_path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(baseline, repo, symlinks=True)
+    return repo
+
+
+def test_first_run_writes_every_artifact(project):
+    board = json.loads((project / "metrics/leaderboard_llm.json").read_text())
+    assert set(board) == set(SMALL_MODELS)
+    for entry in board.values():
+        assert {"rank", "best_rank", "worst_rank", "score", "ci", "true_score", "covered"} <= set(entry)
+        assert entry["best_rank"] <= entry["rank"] <= entry["worst_rank"]
+    shown = run(project, "sideways", "show").stdout
+    assert "rank spread" in shown and "atlas-large" in shown
+
+
+def test_second_repro_executes_nothing(project):
+    assert repro(project) == set()
+    assert "up to date" in run(project, "dvc", "status").stdout.lower()
+
+
+def test_adding_a_model_runs_only_its_stages_and_the_split_stages(project):
+    edit_params(
+        project,
+        lambda p: p["models"].update(
+            {"quill-max": {"backend": "sim", "provider": "anthropic", "name": "quill-max", "n_hints": 0, "skill": 0.75}}
+        ),
+    )
+    before = json.loads((project / "metrics/leaderboard_llm.json").read_text())
+    assert repro(project) == {
+        "predict@quill-max-llm",
+        "judge@quill-max-llm",
+        "annotate@llm",
+        "jury@llm",
+        "calibrate@llm",
+        "rank@llm",
+    }
+    after = json.loads((project / "metrics/leaderboard_llm.json").read_text())
+    assert set(after) == set(before) | {"quill-max"}
+
+
+def test_judge_prompt_change_reruns_judges_not_predictions(project):
+    with (project / "src/sideways/prompts/judge.md").open("a") as fh:
+        fh.write("\nBe strict about units.\n")
+    ran = repro(project)
+    assert {f"judge@{m}-llm" for m in SMALL_MODELS} <= ran
+    assert not any(s.startswith("predict@") for s in ran)
+
+
+def test_jury_pool_change_reruns_judges_not_predictions(project):
+    edit_params(project, lambda p: p["jury"]["pool"]["judge-mistral"].update(sensitivity=0.7))
+    ran = repro(project)
+    assert {f"judge@{m}-llm" for m in SMALL_MODELS} <= ran
+    assert not any(s.startswith("predict@") for s in ran)
+
+
+def test_experiment_with_set_param_reruns_only_calibration(project):
+    proc = run(project, "dvc", "exp", "run", "-S", "calibration.method=exact")
+    assert executed(proc) == {"calibrate@llm", "rank@llm"}
+    shown = run(project, "dvc", "exp", "show", "--json").stdout
+    assert "exact" in shown
+
+
+def test_push_then_fresh_clone_pulls_and_executes_nothing(project, tmp_path):
+    remote = tmp_path / "remote"
+    run(project, "dvc", "remote", "add", "-d", "store", str(remote))
+    commit(project, "remote")
+    run(project, "dvc", "push", "--run-cache")
+    committed = (project / "metrics/leaderboard_llm.json").read_text()
+    # a params change that is run and pushed but never committed
+    edit_params(project, lambda p: p.update(seed=7))
+    assert "predict@atlas-large-llm" in repro(project)
+    run(project, "dvc", "push", "--run-cache")
+    seed7 = (project / "metrics/leaderboard_llm.json").read_text()
+    assert seed7 != committed
+    run(project, "git", "checkout", "params.yaml")
+
+    clone = tmp_path / "clone"
+    run(tmp_path, "git", "clone", "-q", str(project), str(clone))
+    run(clone, "dvc", "pull", "--run-cache")
+    assert repro(clone, "--pull") == set()
+    assert (clone / "metrics/leaderboard_llm.json").read_text() == committed
+    edit_params(clone, lambda p: p.update(seed=7))
+    assert repro(clone, "--pull") == set()
+    assert (clone / "metrics/leaderboard_llm.json").read_text() == seed7
+
+
+def test_metrics_diff_between_commits_shows_changed_values(project):
+    edit_params(project, lambda p: p["models"]["atlas-large"].update(skill=0.2))
+    repro(project)
+    commit(project, "weaker atlas-large")
+    diff = json.loads(run(project, "dvc", "metrics", "diff", "HEAD~1", "HEAD", "--json").stdout)
+    changes = diff["metrics/leaderboard_llm.json"]
+    assert changes["atlas-large.score"]["new"] < changes["atlas-large.score"]["old"]
+    plots = run(project, "dvc", "plots", "show", "-o", "plots-out")
+    assert (project / "plots-out" / "index.html").exists(), plots.stdout
+
+
+def test_broken_riddle_file_fails_with_its_line_and_leaves_no_artifact(project):
+    demo = project / "data/riddles/demo.jsonl"
+    lines = demo.read_text().splitlines()
+    record = json.loads(lines[4])
+    del record["answer"]
+    lines[4] = json.dumps(record)
+    demo.write_text("\n".join(lines) + "\n")
+    proc = run(project, "dvc", "repro", check=False)
+    assert proc.returncode != 0
+    assert "demo.jsonl" in proc.stderr + proc.stdout and ":5" in proc.stderr + proc.stdout
+    assert "answer" in proc.stderr + proc.stdout
+    assert not (project / "data/riddles.parquet").exists()
+
+
+def test_jury_refuses_a_model_whose_predictions_miss_riddles(project):
+    import pandas as pd
+
+    path = project / "data/predictions/llm/tide-open.parquet"
+    pd.read_parquet(path).iloc[:-2].to_parquet(path)
+    (project / "data/jury/llm.parquet").unlink()
+    proc = run(project, "python", "stages/jury.py", "--split", "llm", check=False)
+    assert proc.returncode == 2
+    assert "tide-open" in proc.stderr and "no prediction for 2 of" in proc.stderr
+    assert not (project / "data/jury/llm.parquet").exists()
