@@ -40,3 +40,8 @@ def leaderboard(split: str) -> Path:
 
 def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
+
+
+def cost(stage: str, split: str, model: str) -> Path:
+    """Tokens and USD of one predict or judge stage (``stage`` is ``predict`` or ``judge``)."""
+    return METRICS / "cost" / f"{stage}-{model}-{split}.json"

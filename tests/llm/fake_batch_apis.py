@@ -69,8 +69,8 @@ class FakeOpenAIBatches:
         for line in self.files[self.batches[batch_id]]:
             text = _prompt_text(line["body"])
             if self.fail_marker and self.fail_marker in text:
-                out.append({"custom_id": line["custom_id"], "response": {"status_code": 400, "body": {
-                    "error": {"message": "invalid image", "type": "invalid_request_error"}}}})
+                out.append({"custom_id": line["custom_id"], "response": {"status_code": 500, "body": {
+                    "error": {"message": "line failed on the server", "type": "server_error"}}}})
                 continue
             content, finish = _reply(text, structured="response_format" in line["body"])
             out.append({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": {

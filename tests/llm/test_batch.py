@@ -42,7 +42,7 @@ def test_openai_batch_with_a_failed_line_and_a_poll_error(tmp_path):
         df = conform(BatchBackend().predict(riddles, openai_model(), ctx), PREDICTIONS, "t")
     assert dict(zip(df["riddle_id"], df["status"])) == {"R000": "ok", "R001": "ok", "R002": "api_error",
                                                          "R003": "ok", "R004": "ok"}
-    assert "HTTP 400" in df.loc[2, "error"] and "invalid image" in df.loc[2, "error"]
+    assert "HTTP 500" in df.loc[2, "error"] and "line failed" in df.loc[2, "error"]
     assert fake.created == 1, "the poll error must resume the same batch, not submit a new one"
     assert fake.polls >= 2
     # batch price: (100 * 2 + 20 * 8) / 1e6, half off

@@ -59,10 +59,10 @@ def test_retry_after_is_honoured(tmp_path):
     assert elapsed >= 0.5  # two waits of Retry-After 0.25 s; backoff alone is <= 0.05 s each
 
 
-def test_failed_items_are_retried_on_rerun_but_answered_ones_are_not(tmp_path):
+def test_exhausted_retries_are_tried_again_on_rerun_but_answers_are_not(tmp_path):
     riddles = make_riddles(4)
-    with FakeServer(Behaviour(plan={"[R001]": ["400", "ok"]})) as server:
-        ctx = context(tmp_path)
+    with FakeServer(Behaviour(plan={"[R001]": ["500", "500", "ok"]})) as server:
+        ctx = context(tmp_path, max_attempts=2)
         first = OpenAICompatibleBackend().predict(riddles, model_spec(server.base_url), ctx)
         assert list(first["status"]) == ["ok", "api_error", "ok", "ok"]
         n = server.fake.requests
@@ -70,6 +70,23 @@ def test_failed_items_are_retried_on_rerun_but_answered_ones_are_not(tmp_path):
         assert list(second["status"]) == ["ok"] * 4
         assert server.fake.requests == n + 1
         assert max(server.fake.answered.values()) == 1
+
+
+def test_a_rejection_is_cached_but_an_auth_failure_is_not(tmp_path):
+    riddles = make_riddles(2)
+    with FakeServer(Behaviour(plan={"[R001]": ["400", "ok"]})) as server:
+        ctx = context(tmp_path)
+        first = OpenAICompatibleBackend().predict(riddles, model_spec(server.base_url), ctx)
+        n = server.fake.requests
+        second = OpenAICompatibleBackend().predict(riddles, model_spec(server.base_url), ctx)
+        assert server.fake.requests == n  # a finished stage rerun sends nothing, rejection included
+        assert first.equals(second) and second["status"].tolist() == ["ok", "api_error"]
+    with FakeServer(Behaviour(expected_key="right-key-1")) as server:
+        spec = model_spec(server.base_url, api_key_env="K")
+        bad = OpenAICompatibleBackend().predict(riddles, spec, context(tmp_path / "b", env={"K": "wrong-key-1"}))
+        assert bad["status"].tolist() == ["api_error"] * 2 and "HTTP 401" in bad.loc[0, "error"]
+        good = OpenAICompatibleBackend().predict(riddles, spec, context(tmp_path / "b", env={"K": "right-key-1"}))
+        assert good["status"].tolist() == ["ok", "ok"]
 
 
 def test_structured_output_requested_and_prose_json_parsed(tmp_path):

@@ -83,6 +83,14 @@ class RequestCache:
         """Write ``record`` (which names its ``key``) durably and atomically."""
         atomic_write_bytes(self.path(record["key"]), json.dumps(record, sort_keys=True, ensure_ascii=False).encode())
 
+    def forget(self, key: str) -> bool:
+        """Delete the record for ``key``; True if there was one."""
+        try:
+            self.path(key).unlink()
+            return True
+        except FileNotFoundError:
+            return False
+
     def records(self) -> Iterator[dict[str, Any]]:
         """Every readable record, in no particular order."""
         if not self.root.is_dir():
@@ -109,9 +117,14 @@ def make_record(
     created_at: str,
     elapsed_s: float,
     attempts: int,
+    error: str | None = None,
+    status_code: int | None = None,
 ) -> dict[str, Any]:
-    """A cache record: the answer, what it cost, when, and the key parts that addressed it."""
+    """A cache record: the answer (or a deterministic rejection), what it cost, when, and the
+    key parts that addressed it."""
     return {
+        "error": error,
+        "status_code": status_code,
         "version": CACHE_VERSION,
         "key": key,
         "label": label,

@@ -33,3 +33,12 @@ def check_failure_share(df: pd.DataFrame, max_share: float, what: str) -> None:
         f"{max_share:.0%}); by status {failure_summary(df)}; first failures: " + " | ".join(examples)
         + ". Nothing was written; answered requests are cached, so rerunning re-sends only the failed ones."
     )
+
+
+def judged(judgments: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts a judge was actually asked for: those on predictions with status ok.
+
+    A prediction that already failed is counted against the predict stage, not the judge.
+    """
+    ok = set(predictions.loc[predictions["status"] == "ok", "riddle_id"])
+    return judgments[judgments["riddle_id"].isin(ok)]

@@ -78,6 +78,15 @@ class RunOptions:
     desc: str = ""
 
 
+def is_deterministic_rejection(status: int | None) -> bool:
+    """A 4xx that the same request would get again (400, 404, 413, 422, ...), so it is cached.
+
+    Not 401/403/407 (fixing the key must not be defeated by the cache), nor 408/429 (transient).
+    ``sideways cache forget-errors`` drops these records to ask again.
+    """
+    return status is not None and 400 <= status < 500 and status not in (401, 403, 407, 408, 409, 425, 429)
+
+
 class _Transient(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
@@ -113,7 +122,8 @@ async def run_calls(
         record = cache.get(key)
         if record is not None:
             for i in idx:
-                results[i] = Result(calls[i], key, record["response"], cached=True, record=record)
+                results[i] = Result(calls[i], key, record["response"], record.get("error"), cached=True,
+                                    status_code=record.get("status_code"), record=record)
         else:
             todo.append((key, calls[idx[0]]))
     if todo and transport is None:
@@ -128,15 +138,22 @@ async def run_calls(
     async def one(key: str, call: Call) -> None:
         async with semaphore:
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         if result.error is None:
             in_tok, out_tok, cost = account(result.response)
-            record = make_record(
+            result.record = make_record(
                 key, call.parts, call.label, result.response, input_tokens=in_tok, output_tokens=out_tok,
-                cost_usd=cost, batch=options.batch, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                elapsed_s=result.elapsed_s, attempts=result.attempts,
+                cost_usd=cost, batch=options.batch, created_at=now, elapsed_s=result.elapsed_s,
+                attempts=result.attempts,
             )
-            await asyncio.to_thread(cache.put, record)
-            result.record = record
+        elif is_deterministic_rejection(result.status_code):
+            result.record = make_record(
+                key, call.parts, call.label, None, input_tokens=None, output_tokens=None, cost_usd=None,
+                batch=options.batch, created_at=now, elapsed_s=result.elapsed_s, attempts=result.attempts,
+                error=result.error, status_code=result.status_code,
+            )
+        if result.record is not None:
+            await asyncio.to_thread(cache.put, result.record)
         for i in by_key[key]:
             results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
                                 result.elapsed_s, result.status_code, result.record)
