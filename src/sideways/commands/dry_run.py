@@ -51,7 +51,7 @@ def format_report(estimates: list[Estimate], by_model: bool) -> str:
         missing = [e.key for e in group if e.cost_usd is None]
         unpriced.update(missing)
         grand += known
-        usd = _usd(known) + (" + ?" if missing else "")
+        usd = "no price" if missing and not known else _usd(known) + (" + ?" if missing else "")
         lines.append(f"{provider:<14}{backend:<19}{sum(e.requests for e in group):>9}{sum(e.cached for e in group):>8}"
                      f"{sum(e.to_send for e in group):>9}{sum(e.batches for e in group):>8}"
                      f"{sum(e.input_tokens for e in group):>11,}{sum(e.output_tokens for e in group):>10,}{usd:>13}")
