@@ -133,21 +133,18 @@ class HttpBackend:
              desc: str) -> tuple[list[Result], Redactor]:
         settings = request_settings(ctx)
         cache = RequestCache(cache_dir(ctx))
-        missing = [c for c in calls if cache.get(c.key) is None]
         var = self.key_var(spec)
-        key = api_key(ctx.env, var, where(spec)) if (missing and var) else (ctx.env.get(var) if var else None)
-        redact = Redactor([key])
-        options = self.run_options(spec, settings, ctx, len(missing))
+        redact = Redactor([ctx.env.get(var) if var else None])
+        options = self.run_options(spec, settings, ctx, len(calls))
         options = RunOptions(**{**options.__dict__, "desc": desc, "seed": ctx.seed})
         acct = account(target, price_table(ctx), settings.batch_discount)
 
-        async def go() -> list[Result]:
-            if not missing:
-                return await run_calls(calls, None, cache, options, acct, redact)
-            async with self.transport(spec, target, key, settings, ctx) as transport:
-                return await run_calls(calls, transport, cache, options, acct, redact)
+        def open_transport():
+            # Only when something must be sent: a rerun from the cache needs no key.
+            key = api_key(ctx.env, var, where(spec)) if var else None
+            return self.transport(spec, target, key, settings, ctx)
 
-        results = asyncio.run(go())
+        results = asyncio.run(run_calls(calls, open_transport, cache, options, acct, redact))
         self.after_run(spec, results, ctx)
         return results, redact
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -43,13 +45,16 @@ def request_key(parts: Mapping[str, Any]) -> str:
 
 def readable(obj: Any) -> Any:
     """``obj`` with base64 blobs (images) replaced by ``sha256:<digest> (<n> chars)``."""
-    if isinstance(obj, Mapping):
+    if isinstance(obj, dict):
         return {k: readable(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [readable(v) for v in obj]
-    if isinstance(obj, str) and (obj.startswith("data:") and ";base64," in obj[:80] or _BASE64.match(obj[:400] or "")):
-        if len(obj) >= 256:
-            return f"sha256:{hashlib.sha256(obj.encode()).hexdigest()[:16]} ({len(obj)} chars)"
+    if isinstance(obj, str) and len(obj) >= 256 and (
+        (obj.startswith("data:") and ";base64," in obj[:80]) or _BASE64.match(obj[:400])
+    ):
+        return f"sha256:{hashlib.sha256(obj.encode()).hexdigest()[:16]} ({len(obj)} chars)"
+    if isinstance(obj, Mapping):
+        return {k: readable(v) for k, v in obj.items()}
     return obj
 
 
@@ -67,6 +72,7 @@ class RequestCache:
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
+        self._prefix = str(self.root)
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -74,14 +80,35 @@ class RequestCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The record for ``key``, or None (an unreadable record counts as a miss)."""
         try:
-            record = json.loads(self.path(key).read_bytes())
-        except (FileNotFoundError, ValueError):
+            with open(f"{self._prefix}/{key[:2]}/{key}.json", "rb") as fh:
+                record = json.loads(fh.read())
+        except (FileNotFoundError, NotADirectoryError, ValueError):
             return None
         return record if isinstance(record, dict) and record.get("key") == key else None
 
     def put(self, record: Mapping[str, Any]) -> None:
         """Write ``record`` (which names its ``key``) durably and atomically."""
-        atomic_write_bytes(self.path(record["key"]), json.dumps(record, sort_keys=True, ensure_ascii=False).encode())
+        atomic_write_bytes(self.path(record["key"]), encode(record))
+
+    def write_encoded(self, key: str, data: bytes) -> None:
+        """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
+
+        Almost only system calls, which release the GIL: the runner calls it from a writer
+        thread without stalling the event loop that keeps requests flowing.
+        """
+        path = self.path(key)
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
 
     def forget(self, key: str) -> bool:
         """Delete the record for ``key``; True if there was one."""
@@ -102,6 +129,11 @@ class RequestCache:
                 continue
             if isinstance(record, dict) and "key" in record:
                 yield record
+
+
+def encode(record: Mapping[str, Any]) -> bytes:
+    """A record's bytes on disk (sorted keys, UTF-8)."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
 
 
 def make_record(

@@ -10,15 +10,19 @@ once. Failures never raise: each call ends as a :class:`Result` with a response 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import random
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import httpx
 
-from sideways.llm.cache import RequestCache, key_parts, make_record, request_key
+from sideways.llm.cache import RequestCache, encode, key_parts, make_record, request_key
 from sideways.llm.ratelimit import RpmLimiter
 from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
 from sideways.progress import bar
@@ -35,11 +39,11 @@ class Call:
     endpoint: str
     body: Mapping[str, Any]
 
-    @property
+    @cached_property
     def parts(self) -> dict[str, Any]:
         return key_parts(self.provider, self.endpoint, self.model, self.body)
 
-    @property
+    @cached_property
     def key(self) -> str:
         return request_key(self.parts)
 
@@ -59,8 +63,24 @@ class Result:
     record: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP reply, as light as it gets (``httpx.Response`` has the same four members)."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
 class Transport(Protocol):
-    async def send(self, call: Call) -> httpx.Response: ...
+    async def send(self, call: Call) -> Reply | httpx.Response: ...
 
 
 Account = Callable[[Any], tuple[int | None, int | None, float | None]]
@@ -87,6 +107,10 @@ def is_deterministic_rejection(status: int | None) -> bool:
     return status is not None and 400 <= status < 500 and status not in (401, 403, 407, 408, 409, 425, 429)
 
 
+class TransportError(Exception):
+    """A connection-level failure a transport reports (reset, refused, dropped): retried."""
+
+
 class _Transient(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
@@ -101,7 +125,7 @@ class _Permanent(Exception):
 
 async def run_calls(
     calls: Sequence[Call],
-    transport: Transport | None,
+    open_transport: Callable[[], contextlib.AbstractAsyncContextManager[Transport]] | None,
     cache: RequestCache,
     options: RunOptions,
     account: Account,
@@ -110,7 +134,8 @@ async def run_calls(
 ) -> list[Result]:
     """One :class:`Result` per call, in order. Cached answers cost no request.
 
-    ``transport`` may be None when every call is cached (a rerun needs no key). ``account``
+    ``open_transport`` is entered only if something must be sent, so a rerun from the cache
+    opens no connection and needs no key (it may be None then). ``account``
     turns a response into (input tokens, output tokens, USD) for the cache record.
     """
     by_key: dict[str, list[int]] = {}
@@ -126,7 +151,9 @@ async def run_calls(
                                     status_code=record.get("status_code"), record=record)
         else:
             todo.append((key, calls[idx[0]]))
-    if todo and transport is None:
+    if not todo:
+        return [r for r in results if r is not None]
+    if open_transport is None:
         raise RuntimeError("run_calls: requests to send but no transport")
 
     progress = bar(total=len(calls), desc=options.desc)
@@ -138,6 +165,9 @@ async def run_calls(
     async def one(key: str, call: Call) -> None:
         async with semaphore:
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
+        # Let the request that takes this slot go out before doing our bookkeeping: replies
+        # arrive in bursts, and bookkeeping first would delay every next request by the burst.
+        await asyncio.sleep(0)
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         if result.error is None:
             in_tok, out_tok, cost = account(result.response)
@@ -153,16 +183,25 @@ async def run_calls(
                 error=result.error, status_code=result.status_code,
             )
         if result.record is not None:
-            await asyncio.to_thread(cache.put, result.record)
+            writes.append(writer.submit(cache.write_encoded, key, encode(result.record)))
         for i in by_key[key]:
             results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
                                 result.elapsed_s, result.status_code, result.record)
         progress.update(len(by_key[key]))
 
+    # One writer thread: records are encoded here, the thread only makes system calls (which
+    # release the GIL), so durable writes do not stall the loop that keeps requests flowing.
+    # Nothing waits on a write but the end of the run, which re-raises any write error.
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sideways-cache")
+    writes: list[Future[None]] = []
     try:
-        await asyncio.gather(*(one(k, c) for k, c in todo))
+        async with open_transport() as transport:
+            await asyncio.gather(*(one(k, c) for k, c in todo))
     finally:
+        writer.shutdown(wait=True)
         progress.close()
+    for done in writes:
+        done.result()
     return [r for r in results if r is not None]
 
 
@@ -181,7 +220,7 @@ async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) 
             last, retry_after = str(exc), exc.retry_after
         except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
             last, retry_after = f"timeout ({type(exc).__name__})", None
-        except (httpx.HTTPError, RuntimeError, OSError) as exc:
+        except (httpx.HTTPError, TransportError, RuntimeError, OSError) as exc:
             if not options.retry_exceptions:
                 return Result(call, key, error=redact(_describe(exc)), attempts=attempt,
                               elapsed_s=time.monotonic() - start)
@@ -194,7 +233,8 @@ async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) 
 
 async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
     if options.timeout_s:
-        response = await asyncio.wait_for(transport.send(call), options.timeout_s)
+        async with asyncio.timeout(options.timeout_s):
+            response = await transport.send(call)
     else:
         response = await transport.send(call)
     status = response.status_code

@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     args = parser.parse_args(argv)
-    fake = FakeOpenAI(Behaviour(latency_s=args.latency))
+    fake = FakeOpenAI(Behaviour(latency_s=args.latency, keep_bodies=False))
 
     async def serve() -> None:
         runner = web.AppRunner(fake.app, access_log=None)
