@@ -48,6 +48,8 @@ def test_openai_batch_with_a_failed_line_and_a_poll_error(tmp_path):
     # batch price: (100 * 2 + 20 * 8) / 1e6, half off
     assert df.loc[0, "cost_usd"] == pytest.approx((100 * 2 + 20 * 8) / 1e6 * 0.5)
     assert set(fake.auth) == {"Bearer sk-openai-fake-1"}
+    stored = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert stored and not [p for p in stored if b"sk-openai-fake-1" in p.read_bytes()]  # incl. batchling's db
     # the failed line was forgotten by batchling: only the 4 answered requests stay recorded
     with sqlite3.connect(tmp_path / "cache" / BATCHLING_DB) as conn:
         assert conn.execute("select count(*) from request_cache").fetchone()[0] == 4
@@ -112,3 +114,35 @@ def test_batch_refuses_a_base_url_and_unknown_providers(tmp_path):
                                ctx_for(tmp_path))
     with pytest.raises(ParamsError, match="no batch API"):
         BatchBackend().predict(make_riddles(1), ModelSpec("m", "batch", "ollama", "x", 0, {}), ctx_for(tmp_path))
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "mistral", "together", "groq", "doubleword", "xai"])
+def test_every_batch_provider_is_routed_by_batchling_and_fingerprinted_like_it(provider):
+    """Our host/endpoint table must match batchling's, or requests would go out at full price."""
+    import asyncio
+    import json
+    from urllib.parse import urlparse
+
+    from batchling.core import Batcher
+    from batchling.providers import get_provider_for_batch_request
+
+    from sideways.backends.batch import PROVIDERS, batchling_key, url_of
+    from sideways.llm.prompts import load_templates
+    from sideways.llm.settings import RequestSettings
+    from sideways.llm.tasks import prediction_calls
+
+    spec = ModelSpec("m", "batch", provider, "some-model-1", 0, {})
+    backend = BatchBackend()
+    target = backend.target(spec, RequestSettings())
+    call = prediction_calls(make_riddles(1), spec, target, load_templates())[0]
+    url = urlparse(url_of(PROVIDERS[provider], call))
+    routed = get_provider_for_batch_request(method="POST", hostname=url.hostname, path=url.path)
+    assert routed is not None and routed.name == provider
+
+    async def theirs() -> str:
+        batcher = Batcher(cache=False)
+        body = json.dumps(call.body).encode()
+        queue_key = batcher._build_queue_key(provider=routed, endpoint=url.path, body=body)
+        return batcher._build_request_hash(queue_key=queue_key, host=url.hostname, body=body)
+
+    assert batchling_key(provider, PROVIDERS[provider], call) == asyncio.run(theirs())
