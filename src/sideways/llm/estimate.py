@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from sideways.llm.plan import Planned
 from sideways.llm.pricing import PriceTable
@@ -36,24 +36,30 @@ class Estimate:
 
 def input_tokens(call: Call, image_tokens: int) -> int:
     """A rough count: text characters / 4, plus a flat amount per image."""
-    images = sum(1 for s in _strings(call.body) if _is_blob(s))
-    text_chars = sum(len(s) for s in _strings(call.body) if not _is_blob(s))
-    return math.ceil(text_chars / 4) + images * image_tokens
+    texts, images = 0, 0
+    for key, value in _strings(call.body):
+        if _is_image(key, value):
+            images += 1
+        else:
+            texts += len(value)
+    return math.ceil(texts / 4) + images * image_tokens
 
 
-def _strings(obj) -> Iterable[str]:
+def _strings(obj: Any, key: str = "") -> Iterable[tuple[str, str]]:
+    """Every string of a request body, with the key it sits under."""
     if isinstance(obj, dict):
-        for v in obj.values():
-            yield from _strings(v)
+        for k, v in obj.items():
+            yield from _strings(v, k)
     elif isinstance(obj, list):
         for v in obj:
-            yield from _strings(v)
+            yield from _strings(v, key)
     elif isinstance(obj, str):
-        yield obj
+        yield key, obj
 
 
-def _is_blob(s: str) -> bool:
-    return len(s) > 256 and (s.startswith("data:") or " " not in s[:256])
+def _is_image(key: str, value: str) -> bool:
+    """A data URL (OpenAI format) or the base64 ``data`` of an Anthropic or Gemini image part."""
+    return (value.startswith("data:") and ";base64," in value[:80]) or (key == "data" and " " not in value[:64])
 
 
 def estimate(planned: Planned, is_cached: Callable[[str], bool], settings: RequestSettings,
