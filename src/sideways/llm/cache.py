@@ -151,6 +151,7 @@ def make_record(
     attempts: int,
     error: str | None = None,
     status_code: int | None = None,
+    readable_parts: bool = False,
 ) -> dict[str, Any]:
     """A cache record: the answer (or a deterministic rejection), what it cost, when, and the
     key parts that addressed it."""
@@ -160,7 +161,7 @@ def make_record(
         "version": CACHE_VERSION,
         "key": key,
         "label": label,
-        "parts": readable(parts),
+        "parts": parts if readable_parts else readable(parts),
         "response": response,
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,

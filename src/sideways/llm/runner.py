@@ -14,7 +14,7 @@ import contextlib
 import json
 import random
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from datetime import datetime, timezone
@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import httpx
 
-from sideways.llm.cache import RequestCache, encode, key_parts, make_record, request_key
+from sideways.llm.cache import RequestCache, encode, key_parts, make_record, readable, request_key
 from sideways.llm.ratelimit import RpmLimiter
 from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
 from sideways.progress import bar
@@ -46,6 +46,11 @@ class Call:
     @cached_property
     def key(self) -> str:
         return request_key(self.parts)
+
+    @cached_property
+    def readable_parts(self) -> dict[str, Any]:
+        """The key parts as a cache record shows them (images as digests)."""
+        return readable(self.parts)
 
 
 @dataclass
@@ -163,46 +168,45 @@ async def run_calls(
     rng = random.Random(options.seed)
 
     async def one(key: str, call: Call) -> None:
+        # The slot is held until the answer is durable: a SIGKILL can then lose at most
+        # ``concurrency`` answers (those in flight), never a backlog of unwritten ones.
         async with semaphore:
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
-        # Let the request that takes this slot go out before doing our bookkeeping: replies
-        # arrive in bursts, and bookkeeping first would delay every next request by the burst.
-        await asyncio.sleep(0)
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        if result.error is None:
-            in_tok, out_tok, cost = account(result.response)
-            result.record = make_record(
-                key, call.parts, call.label, result.response, input_tokens=in_tok, output_tokens=out_tok,
-                cost_usd=cost, batch=options.batch, created_at=now, elapsed_s=result.elapsed_s,
-                attempts=result.attempts,
-            )
-        elif is_deterministic_rejection(result.status_code):
-            result.record = make_record(
-                key, call.parts, call.label, None, input_tokens=None, output_tokens=None, cost_usd=None,
-                batch=options.batch, created_at=now, elapsed_s=result.elapsed_s, attempts=result.attempts,
-                error=result.error, status_code=result.status_code,
-            )
-        if result.record is not None:
-            writes.append(writer.submit(cache.write_encoded, key, encode(result.record)))
+            result.record = _record(key, call, result, account, options.batch)
+            if result.record is not None:
+                data = encode(result.record)
+                await asyncio.wrap_future(writer.submit(cache.write_encoded, key, data))
         for i in by_key[key]:
             results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
                                 result.elapsed_s, result.status_code, result.record)
         progress.update(len(by_key[key]))
 
-    # One writer thread: records are encoded here, the thread only makes system calls (which
-    # release the GIL), so durable writes do not stall the loop that keeps requests flowing.
-    # Nothing waits on a write but the end of the run, which re-raises any write error.
-    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sideways-cache")
-    writes: list[Future[None]] = []
+    # Writer threads only make system calls (open, write, fsync, rename: the GIL is released),
+    # so the fsyncs of a burst of replies overlap without stalling the loop.
+    writer = ThreadPoolExecutor(max_workers=min(32, options.concurrency), thread_name_prefix="sideways-cache")
     try:
         async with open_transport() as transport:
             await asyncio.gather(*(one(k, c) for k, c in todo))
     finally:
         writer.shutdown(wait=True)
         progress.close()
-    for done in writes:
-        done.result()
     return [r for r in results if r is not None]
+
+
+def _record(key: str, call: Call, result: Result, account: Account, batch: bool) -> dict[str, Any] | None:
+    """The cache record for an answer or a deterministic rejection; None for other failures."""
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if result.error is None:
+        in_tok, out_tok, cost = account(result.response)
+        return make_record(key, call.readable_parts, call.label, result.response, input_tokens=in_tok,
+                           output_tokens=out_tok, cost_usd=cost, batch=batch, created_at=now,
+                           elapsed_s=result.elapsed_s, attempts=result.attempts, readable_parts=True)
+    if is_deterministic_rejection(result.status_code):
+        return make_record(key, call.readable_parts, call.label, None, input_tokens=None, output_tokens=None,
+                           cost_usd=None, batch=batch, created_at=now, elapsed_s=result.elapsed_s,
+                           attempts=result.attempts, error=result.error, status_code=result.status_code,
+                           readable_parts=True)
+    return None
 
 
 async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) -> Result:
