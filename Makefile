@@ -23,8 +23,13 @@ $(STAMP): pyproject.toml scripts/find_python.sh
 
 env: $(STAMP)
 
+# With a default DVC remote, `--pull` restores what was already computed (and paid for) elsewhere.
 repro: $(STAMP)
-	$(BIN)/dvc repro
+	@if [ -n "$$($(BIN)/dvc remote default 2>/dev/null)" ]; then \
+		echo "dvc repro --pull"; $(BIN)/dvc repro --pull; \
+	else \
+		echo "dvc repro"; $(BIN)/dvc repro; \
+	fi
 	$(BIN)/sideways show
 
 test: $(STAMP)

@@ -65,3 +65,14 @@ def test_read_rejects_non_parquet(tmp_path):
     bad.write_text("not parquet")
     with pytest.raises(SchemaError, match=r"bad\.parquet: not a readable Parquet file"):
         artifacts.read_table(bad, ANNOTATIONS)
+
+
+def test_numpy_scalars_are_accepted_and_python_types_checked():
+    import numpy as np
+
+    from sideways.schema import conform
+
+    df = _labels(2).assign(human_answer_correct=[np.True_, np.False_])
+    assert conform(df, ANNOTATIONS, "x")["human_answer_correct"].tolist() == [True, False]
+    with pytest.raises(SchemaError, match="should be bool"):
+        conform(_labels(2).assign(human_answer_correct=[1, 0]), ANNOTATIONS, "x")

@@ -9,7 +9,7 @@ import pytest
 
 from sideways.errors import CalibrationError
 from sideways.jury import jury_table
-from sideways.schema import JURY, conform
+from sideways.schema import JUDGMENTS, JURY, conform
 
 
 def _pred(riddle, model, provider="p"):
@@ -75,3 +75,14 @@ def test_a_model_without_a_panel_is_an_error():
     judg = pd.DataFrame([_j("r1", "m", "a", True, True)])
     with pytest.raises(CalibrationError, match="lost"):
         jury_table(judg, preds, {"m": ["a"]})
+
+
+def test_conformed_judgments_with_nullable_booleans():
+    preds = pd.DataFrame([_pred("r1", "m")])
+    raw = pd.DataFrame([_j("r1", "m", "a", True, None), _j("r1", "m", "b", False, True)])
+    for col in ("error", "raw", "request_hash", "input_tokens", "output_tokens", "cost_usd"):
+        raw[col] = None
+    judg = conform(raw, JUDGMENTS, "test")  # "boolean" dtype columns, as read_table returns them
+    out = jury_table(judg, preds, {"m": ["a", "b"]}).iloc[0]
+    assert (out["answer_correct_votes"], out["answer_correct_judges"]) == (1, 2)
+    assert (out["justification_correct_votes"], out["justification_correct_judges"]) == (1, 1)

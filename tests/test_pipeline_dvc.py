@@ -127,7 +127,7 @@ def test_first_run_writes_every_artifact(project):
 
 def test_second_repro_executes_nothing(project):
     assert repro(project) == set()
-    assert "up to date" in run(project, "dvc", "status").stdout.lower()
+    assert "up to date" in run(project, "dvc", "status", "dvc.yaml").stdout.lower()
 
 
 def test_adding_a_model_runs_only_its_stages_and_the_split_stages(project):

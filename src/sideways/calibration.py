@@ -137,6 +137,34 @@ def _bin_probabilities(
     return probs
 
 
+def _model_meta(jury: pd.DataFrame) -> dict[str, tuple[str, str, int]]:
+    """model key -> (provider, model_name, n_hints), sorted by key; each must be unique per model."""
+    cols = ["provider", "model_name", "n_hints"]
+    distinct = jury[["model", *cols]].drop_duplicates()
+    if distinct["model"].duplicated().any():
+        model = distinct.loc[distinct["model"].duplicated(), "model"].iloc[0]
+        raise CalibrationError(
+            f"calibration: model {model!r} has several provider/model_name/n_hints values: "
+            f"{distinct[distinct['model'] == model][cols].to_dict('records')}"
+        )
+    distinct = distinct.sort_values("model")
+    return {m: (p, name, int(h)) for m, p, name, h in distinct.itertuples(index=False)}
+
+
+def _histograms(jury: pd.DataFrame, field: str) -> dict[str, dict[tuple[int, int], int]]:
+    """model key -> {bin: number of its predictions in that bin}, over predictions with a score."""
+    judges = jury[f"{field}_judges"].to_numpy(dtype=np.int64)
+    scored = judges > 0
+    votes = jury[f"{field}_votes"].to_numpy(dtype=np.int64)[scored]
+    judges = judges[scored]
+    g = np.gcd(votes, judges)
+    frame = pd.DataFrame({"model": jury["model"].to_numpy()[scored], "num": votes // g, "den": judges // g})
+    out: dict[str, dict[tuple[int, int], int]] = {}
+    for (model, num, den), count in frame.groupby(["model", "num", "den"], sort=False).size().items():
+        out.setdefault(model, {})[(int(num), int(den))] = int(count)
+    return out
+
+
 def model_interval(
     counts: list[int], probs: list[float], *, method: str, bootstrap: int, rng: np.random.Generator | None
 ) -> Interval:
@@ -192,23 +220,17 @@ def score_models(
         unknown = sorted(set(models) - set(jury["model"]))
         if unknown:
             raise CalibrationError(f"calibration: no jury rows for model(s) {', '.join(unknown)}")
+    meta = _model_meta(jury)
+    histograms = _histograms(jury, field)
     rows = []
-    for model, rows_m in jury.groupby("model", sort=True):
+    for model, (provider, model_name, n_hints) in meta.items():
         if models is not None and model not in models:
             continue
-        meta = rows_m[["provider", "model_name", "n_hints"]].drop_duplicates()
-        if len(meta) != 1:
-            raise CalibrationError(
-                f"calibration: model {model!r} has several provider/model_name/n_hints values: "
-                f"{meta.to_dict('records')}"
-            )
-        provider, model_name, n_hints = meta.iloc[0]
-        scored = rows_m[rows_m[f"{field}_judges"] > 0]
-        if scored.empty:
+        hist = histograms.get(model)
+        if not hist:
             raise CalibrationError(f"calibration: model {model!r}, field {field!r}: no prediction has a jury score")
-        hist = pd.Series(jury_bins(scored[f"{field}_votes"], scored[f"{field}_judges"])).value_counts()
-        bins = sorted(hist.index, key=lambda b: Fraction(*b))
-        counts = [int(hist[b]) for b in bins]
+        bins = sorted(hist, key=lambda b: Fraction(*b))
+        counts = [hist[b] for b in bins]
         probs = _bin_probabilities(model, provider, field, bins, overall, per_provider, empty_bin)
         rng = model_rng(seed, model, field) if method == "layton" else None
         iv = model_interval(counts, probs, method=method, bootstrap=bootstrap, rng=rng)

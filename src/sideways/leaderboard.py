@@ -1,10 +1,54 @@
-"""Leaderboard views of a ranked scores table: DVC metrics, plot rows, and printed tables."""
+"""Leaderboards: built from imported tables, and rendered as published (table, JSON rows),
+as DVC metrics and as plot rows.
+
+jury -> completeness check -> calibrated scores -> ranks, per hint count (method.md 2-5).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
+
+from sideways.calibration import score_models
+from sideways.errors import CalibrationError
+from sideways.jury import jury_table
+from sideways.ranking import rank_leaderboard
+
+COLUMNS = ("rank", "rank spread", "model", "score", "95% CI (±)", "provider")
+
+
+def check_complete(predictions: pd.DataFrame) -> None:
+    """Fail unless every model has a prediction for every riddle of the split (method.md 5)."""
+    riddles = set(predictions["riddle_id"])
+    short = []
+    for model, ids in predictions.groupby("model")["riddle_id"]:
+        missing = riddles - set(ids)
+        if missing:
+            short.append(f"{model} lacks {len(missing)} of {len(riddles)} riddles (e.g. {sorted(missing)[0]})")
+    if short:
+        raise CalibrationError("leaderboard: incomplete models cannot be ranked: " + "; ".join(short))
+
+
+def build_leaderboard(
+    predictions: pd.DataFrame,
+    judgments: pd.DataFrame,
+    annotations: pd.DataFrame,
+    panels: Mapping[str, Sequence[str]],
+    *,
+    field: str,
+    method: str,
+    bootstrap: int,
+    seed: int,
+    empty_bin: str = "error",
+) -> pd.DataFrame:
+    """SCORES rows of every model with rank, best_rank, worst_rank and rank_spread."""
+    check_complete(predictions)
+    jury = jury_table(judgments, predictions, panels)
+    scores = score_models(jury, annotations, field=field, method=method, bootstrap=bootstrap, seed=seed,
+                          empty_bin=empty_bin)
+    return rank_leaderboard(scores)
 
 
 def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -47,27 +91,54 @@ def plot_rows(ranked: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def format_table(ranked: pd.DataFrame, title: str = "") -> str:
-    """The leaderboard as published: rank, rank spread, model, score, 95% CI (±), provider
-    (plus the true score and whether the interval covers it, in simulation)."""
-    sim = ranked["true_score"].notna().any()
-    header = ["rank", "rank spread", "model", "score", "95% CI (±)", "provider"] + (["true", "covered"] if sim else [])
+def format_table(board: pd.DataFrame) -> str:
+    """The leaderboard as a Markdown table in the published layout, one table per hint count.
+
+    In simulation (a known ``true_score``) two columns follow: the true score and whether the
+    95% interval covers it.
+    """
+    sim = "true_score" in board and board["true_score"].notna().any()
+    header = [*COLUMNS, *(("true", "covered") if sim else ())]
+    blocks = []
+    groups = list(board.groupby("n_hints", sort=True))
+    for n_hints, group in groups:
+        lines = [f"{n_hints} hint(s):\n"] if len(groups) > 1 else []
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for r in group.sort_values(["rank", "model"]).itertuples(index=False):
+            cells = [r.rank, r.rank_spread, r.model_name, f"{r.score_pct:.1f}", f"{r.ci_pct:.1f}", r.provider]
+            if sim:
+                known = pd.notna(r.true_score)
+                cells += [f"{100 * r.true_score:.1f}" if known else "", ("yes" if r.covered else "NO") if known else ""]
+            lines.append("| " + " | ".join(map(str, cells)) + " |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def json_rows(board: pd.DataFrame) -> list[dict]:
+    """Rows for ``--json``: published values (``score``, ``ci`` in percent) and unrounded ones."""
     rows = []
-    for r in ranked.sort_values(["n_hints", "rank", "model"]).to_dict("records"):
-        row = [
-            str(int(r["rank"])),
-            f"{int(r['best_rank'])} <--> {int(r['worst_rank'])}",
-            str(r["model_name"]),
-            f"{r['score_pct']:.1f}",
-            f"{r['ci_pct']:.1f}",
-            str(r["provider"]),
-        ]
-        if sim:
-            true = r["true_score"]
-            row += [f"{100 * true:.1f}", "yes" if r["covered"] else "NO"] if pd.notna(true) else ["", ""]
-        rows.append(row)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    out = [title] if title else []
-    out += [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)]
-    return "\n".join(out)
+    for r in board.itertuples(index=False):
+        rows.append({
+            "rank": int(r.rank),
+            "rank_spread": r.rank_spread,
+            "best_rank": int(r.best_rank),
+            "worst_rank": int(r.worst_rank),
+            "model": r.model_name,
+            "model_key": r.model,
+            "provider": r.provider,
+            "n_hints": int(r.n_hints),
+            "score": float(r.score_pct),
+            "ci": float(r.ci_pct),
+            "score_unrounded": float(r.score),
+            "lo": float(r.lo),
+            "hi": float(r.hi),
+            "half_width": float(r.half_width),
+            "n": int(r.n),
+            "n_pool": int(r.n_pool),
+            "field": r.field,
+            "method": r.method,
+            "bootstrap": int(r.bootstrap),
+            "seed": int(r.seed),
+        })
+    return rows

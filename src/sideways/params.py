@@ -143,11 +143,17 @@ def _model(key: Any, spec: Any, source: str) -> ModelSpec:
     where = f"{source}: models.{key}"
     _check_key(key, where)
     spec = dict(_mapping(spec, where))
+    backend, provider, name = _identity(spec, key, where)
+    n_hints = _int(spec.pop("n_hints", 0), f"{where}.n_hints", lo=0, hi=4)
+    return ModelSpec(str(key), backend, provider, name, n_hints, spec)
+
+
+def _identity(spec: dict[str, Any], key: str, where: str) -> tuple[str, str, str]:
+    """Pop and check the keys every model and judge has: backend, provider, name."""
     backend = _choice(spec.pop("backend", None), BACKENDS, f"{where}.backend")
     provider = _str(spec.pop("provider", None), f"{where}.provider")
     name = _str(spec.pop("name", key), f"{where}.name")
-    n_hints = _int(spec.pop("n_hints", 0), f"{where}.n_hints", lo=0, hi=4)
-    return ModelSpec(str(key), backend, provider, name, n_hints, spec)
+    return backend, provider, name
 
 
 def _jury(data: Any, source: str) -> JuryParams:
@@ -158,9 +164,7 @@ def _jury(data: Any, source: str) -> JuryParams:
         where = f"{source}: jury.pool.{key}"
         _check_key(key, where)
         spec = dict(_mapping(spec, where))
-        backend = _choice(spec.pop("backend", None), BACKENDS, f"{where}.backend")
-        provider = _str(spec.pop("provider", None), f"{where}.provider")
-        name = _str(spec.pop("name", key), f"{where}.name")
+        backend, provider, name = _identity(spec, key, where)
         pool.append(JudgeSpec(str(key), backend, provider, name, spec))
     return JuryParams(size, tuple(pool))
 

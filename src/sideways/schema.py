@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -210,18 +211,26 @@ def conform(df: pd.DataFrame, schema: TableSchema, source: str) -> pd.DataFrame:
     return out
 
 
+def _is_int(v: object) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) or (
+        isinstance(v, (float, np.floating)) and float(v).is_integer()
+    )
+
+
+_TYPE_CHECKS = {
+    "string": lambda v: isinstance(v, str),
+    "binary": lambda v: isinstance(v, (bytes, bytearray)),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "int64": _is_int,
+    "float64": lambda v: isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)),
+}
+
+
 def _coerce(values: pd.Series, col: Column, schema: TableSchema, source: str) -> pd.Series:
     nulls = values.isna()
     if not col.nullable and nulls.any():
         raise SchemaError(f"{source}: {schema.name} column {col.name!r} is null at row {int(nulls.idxmax())}")
-    ok_type = {
-        "string": lambda v: isinstance(v, str),
-        "binary": lambda v: isinstance(v, (bytes, bytearray)),
-        "bool": lambda v: isinstance(v, bool) or type(v).__name__ == "bool_",
-        "int64": lambda v: (isinstance(v, int) or hasattr(v, "is_integer") and float(v).is_integer())
-        and not isinstance(v, bool),
-        "float64": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) or hasattr(v, "dtype"),
-    }[col.dtype]
+    ok_type = _TYPE_CHECKS[col.dtype]
     for i, v in values[~nulls].items():
         if not ok_type(v):
             raise SchemaError(

@@ -25,7 +25,6 @@ def run(args: argparse.Namespace) -> int:
         if not paths.scores(split).exists():
             raise SidewaysError(f"{paths.scores(split)}: not computed yet; run `dvc repro` first")
         ranked = rank_leaderboard(read_table(paths.scores(split), SCORES))
-        field = params.calibration.field
-        for n_hints, group in ranked.groupby("n_hints"):
-            print(format_table(group, f"\n{split} split, {field}, {n_hints} hint(s):"))
+        print(f"\n{split} split, {params.calibration.field}:\n")
+        print(format_table(ranked), end="")
     return 0

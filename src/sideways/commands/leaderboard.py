@@ -1,0 +1,73 @@
+"""``sideways leaderboard``: the published layton-eval leaderboard from a layton-eval-ppi file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from sideways.artifacts import write_json
+from sideways.calibration import METHODS
+from sideways.leaderboard import build_leaderboard, format_table, json_rows
+from sideways.ppi_import import import_ppi
+from sideways.ppi_source import HUB_ID, read_ppi
+from sideways.schema import FIELDS, SPLITS
+
+DEFAULT_PPI = os.environ.get("SIDEWAYS_PPI_FILE")
+
+HELP = f"""\
+Rank the models of a layton-eval-ppi calibration file exactly as layton-eval publishes them:
+provider-aware jury, stratified-bootstrap PPI against the human labels of other providers,
+95% interval, rank and rank spread (method.md). Prints rank, rank spread, model, score,
+95% CI (±) and provider as a Markdown table.
+
+--ppi-file is a local .jsonl/.parquet file in the published format, or the hub id {HUB_ID}
+(loads ppi_<split>.jsonl through `datasets`; offline, download it and pass the path).
+Defaults to $SIDEWAYS_PPI_FILE when set.
+
+--method exact computes the bootstrap's distribution exactly (no sampling, digit-for-digit
+reproducible); --method layton draws --bootstrap Monte Carlo replicates with a generator seeded
+by (--seed, model, field), as the published procedure does (unseeded there).
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("leaderboard", help="rank a layton-eval-ppi file as published",
+                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ppi-file", required=DEFAULT_PPI is None, default=DEFAULT_PPI, metavar="PATH",
+                   help=f"layton-eval-ppi .jsonl/.parquet file or hub id {HUB_ID} (default: $SIDEWAYS_PPI_FILE)")
+    p.add_argument("--split", choices=SPLITS, default="llm",
+                   help="split to load from the hub, or to keep when the file has a split column (default: llm)")
+    p.add_argument("--field", choices=FIELDS, default="both_correct", help="scored field (default: both_correct)")
+    p.add_argument("--method", choices=METHODS, default="layton", help="layton (Monte Carlo) or exact (default: layton)")
+    p.add_argument("--bootstrap", type=_positive, default=10_000, help="replicates in layton mode (default: 10000)")
+    p.add_argument("--seed", type=_natural, default=0, help="seed of the layton-mode generator (default: 0)")
+    p.add_argument("--empty-bin", choices=("error", "nearest"), default="error",
+                   help="a jury-score bin with no human label in the pool: fail (default) or borrow the nearest bin")
+    p.add_argument("--json", metavar="OUT", help="also write the rows (published and unrounded values) to OUT")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    tables = import_ppi(read_ppi(args.ppi_file, split=args.split), source=str(args.ppi_file))
+    board = build_leaderboard(
+        tables.predictions, tables.judgments, tables.annotations, tables.panels,
+        field=args.field, method=args.method, bootstrap=args.bootstrap, seed=args.seed, empty_bin=args.empty_bin,
+    )
+    print(format_table(board), end="")
+    if args.json:
+        write_json(args.json, json_rows(board))
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _natural(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value

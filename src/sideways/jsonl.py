@@ -1,0 +1,29 @@
+"""Reading JSON Lines files into rows, with errors that name the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sideways.errors import SchemaError
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """Every non-blank line of ``path`` as a JSON object."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise SchemaError(f"{path}: no such file") from exc
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise SchemaError(f"{path}: line {lineno} is not a JSON object")
+        rows.append(row)
+    return rows

@@ -1,0 +1,157 @@
+"""Bring your own predictions: one model's predictions and its three judge files (layton-eval format).
+
+Judge files are JSONL rows ``{"custom_id": riddle id, "answer": judge output as a JSON string,
+"model": judge model name}``; predictions are JSONL rows with ``custom_id`` (and optionally
+``model`` and ``answer``). The panel must be exactly three judges, none from the model's
+provider (method.md 2). Pure: the command reads the files and passes their rows here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from sideways.errors import CalibrationError, SchemaError
+from sideways.ppi_import import judge_provider, slug
+from sideways.schema import JUDGMENTS, PREDICTIONS, conform
+
+PANEL_SIZE = 3
+
+
+@dataclass(frozen=True)
+class SelfReport:
+    """The evaluated model as our artifacts: its key, predictions, judgments and panel."""
+
+    key: str
+    predictions: pd.DataFrame
+    judgments: pd.DataFrame
+    panel: tuple[str, ...]
+
+
+def judge_rows(rows: Sequence[Mapping], source: str) -> tuple[str, pd.DataFrame]:
+    """(judge name, one row per riddle with the three verdicts and a status) from a judge file.
+
+    An ``answer`` that is not a JSON object with boolean ``is_answer_correct`` and
+    ``is_justification_correct`` gets status ``parse_error`` (that judge is left out there).
+    """
+    for i, r in enumerate(rows):
+        missing = [k for k in ("custom_id", "answer", "model") if k not in r]
+        if missing:
+            raise SchemaError(f"{source}: row {i} is missing {', '.join(missing)} (layton-eval judge format)")
+    names = sorted({str(r["model"]) for r in rows})
+    if len(names) != 1:
+        raise SchemaError(f"{source}: a judge file must hold one judge, found model(s) {names or 'none'}")
+    out, seen = [], set()
+    for i, r in enumerate(rows):
+        rid = str(r["custom_id"])
+        if rid in seen:
+            raise SchemaError(f"{source}: riddle {rid!r} is judged twice (row {i})")
+        seen.add(rid)
+        a, j, error = _verdict(r["answer"])
+        out.append({"riddle_id": rid, "is_answer_correct": a, "is_justification_correct": j,
+                    "both_correct": None if error else (a and j),
+                    "status": "parse_error" if error else "ok", "error": error,
+                    "raw": r["answer"] if isinstance(r["answer"], str) else json.dumps(r["answer"])})
+    frame = pd.DataFrame(out)
+    for col in ("is_answer_correct", "is_justification_correct", "both_correct"):
+        frame[col] = frame[col].astype(object)  # Python bools: schema.conform rejects numpy's
+    return names[0], frame
+
+
+def _verdict(answer) -> tuple[bool | None, bool | None, str | None]:
+    try:
+        obj = json.loads(answer) if isinstance(answer, str) else answer
+    except json.JSONDecodeError as exc:
+        return None, None, f"not JSON: {exc.msg}"
+    if not isinstance(obj, Mapping):
+        return None, None, "not a JSON object"
+    a, j = obj.get("is_answer_correct"), obj.get("is_justification_correct")
+    if not isinstance(a, bool) or not isinstance(j, bool):
+        return None, None, "is_answer_correct / is_justification_correct are not both booleans"
+    return a, j, None
+
+
+def check_panel(judges: Sequence[str], provider: str, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+    """judge name -> provider, after checking: exactly three distinct judges, none of ``provider``."""
+    if len(judges) != PANEL_SIZE or len(set(judges)) != PANEL_SIZE:
+        raise CalibrationError(
+            f"score: the panel must be exactly {PANEL_SIZE} distinct judges, got {len(judges)} judge file(s) "
+            f"for {sorted(set(judges))}"
+        )
+    providers = {}
+    for name in judges:
+        p = judge_provider(name, overrides)
+        if p is None:
+            raise CalibrationError(
+                f"score: cannot tell the provider of judge {name!r}; pass --judge-provider {name}=PROVIDER"
+            )
+        providers[name] = p
+    own = [n for n, p in providers.items() if p == provider]
+    if own:
+        raise CalibrationError(
+            f"score: judge(s) {', '.join(own)} are from the model's own provider {provider!r}; the panel must "
+            "exclude it (self-preference bias): use the next judge of the pool instead (e.g. mistral-large-2512)"
+        )
+    return providers
+
+
+def self_report(
+    prediction_rows: Sequence[Mapping],
+    judge_files: Mapping[str, Sequence[Mapping]],
+    *,
+    provider: str,
+    model_name: str | None = None,
+    n_hints: int = 0,
+    judge_overrides: Mapping[str, str] | None = None,
+    source: str = "predictions",
+) -> SelfReport:
+    """Our artifacts for the evaluated model from the rows of its predictions and judge files.
+
+    ``judge_files`` maps each judge file's name (for errors) to its rows. Every judged riddle
+    must be among the predictions; a judge missing for a prediction is simply not counted there.
+    """
+    if not prediction_rows:
+        raise SchemaError(f"{source}: no predictions")
+    ids = []
+    for i, r in enumerate(prediction_rows):
+        if "custom_id" not in r:
+            raise SchemaError(f"{source}: row {i} has no custom_id (the riddle id)")
+        ids.append(str(r["custom_id"]))
+    dup = sorted(x for x, c in Counter(ids).items() if c > 1)
+    if dup:
+        raise SchemaError(f"{source}: riddle(s) predicted more than once: {', '.join(dup[:5])}")
+    if model_name is None:
+        names = sorted({str(r["model"]) for r in prediction_rows if r.get("model")})
+        if len(names) != 1:
+            raise SchemaError(f"{source}: cannot tell the model name (found {names or 'none'}); pass --model NAME")
+        model_name = names[0]
+    key = f"self-report-{slug(f'{provider}-{model_name}')}"
+
+    parsed = {src: judge_rows(rows, src) for src, rows in judge_files.items()}
+    names = [name for name, _ in parsed.values()]
+    providers = check_panel(names, provider, judge_overrides)
+    known = set(ids)
+    parts = []
+    for src, (name, frame) in parsed.items():
+        stray = sorted(set(frame["riddle_id"]) - known)
+        if stray:
+            raise SchemaError(f"{src}: judges {len(stray)} riddle(s) that are not in {source} (e.g. {stray[0]!r})")
+        frame = frame.assign(model=key, judge=slug(name), judge_provider=providers[name],
+                             request_hash=None, input_tokens=None, output_tokens=None, cost_usd=None)
+        parts.append(frame)
+    predictions = pd.DataFrame({
+        "riddle_id": ids, "model": key, "provider": provider, "model_name": model_name, "n_hints": n_hints,
+        "answer": [r.get("answer") if isinstance(r.get("answer"), str) else None for r in prediction_rows],
+        "justification": None, "raw": None, "status": "ok", "error": None,
+        "request_hash": None, "input_tokens": None, "output_tokens": None, "cost_usd": None,
+    })
+    return SelfReport(
+        key=key,
+        predictions=conform(predictions, PREDICTIONS, source),
+        judgments=conform(pd.concat(parts, ignore_index=True), JUDGMENTS, "judge files"),
+        panel=tuple(slug(n) for n in names),
+    )
