@@ -3,9 +3,9 @@
 Against the fake server (``sideways.testing.openai_server``, in its own process) with 50 ms
 latency per reply, 1,000 prediction requests at concurrency 32 are bounded by
 32 / 0.05 = 640 requests per second (1,000 requests need 32 rounds, so 625 is the most any
-client can reach). Target: at least 90% of 640, with every answer written durably (fsync) to
-the cache as it arrives, measured on the whole ``predict`` call (prompts, keys, cache lookups,
-rows included). The machine is shared, so the cold run is repeated and the median counts; a
+client can reach). Target: at least 90% of 640, measured on the whole ``predict`` call
+(prompts, keys, cache lookups, rows included), with every answer fsync'd to the cache before
+its slot takes the next request (so a SIGKILL loses at most 32 answers). The machine is shared, so the cold run is repeated and the median counts; a
 minimal aiohttp client against the same server is printed alongside as a calibration.
 Rerunning the same 1,000 from the cache must take under 1 s and send nothing.
 
