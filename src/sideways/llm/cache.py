@@ -90,6 +90,33 @@ class RequestCache:
         """Write ``record`` (which names its ``key``) durably and atomically."""
         atomic_write_bytes(self.path(record["key"]), encode(record))
 
+    def begin_write(self, key: str, data: bytes) -> tuple[int, str]:
+        """First half of a durable write: ``data`` into a temporary file, not yet synced.
+
+        Returns the open descriptor and the temporary path for :meth:`end_write`, after the
+        caller has ``os.fsync``-ed the descriptor (the runner does that in a thread, so the
+        only blocking call leaves the event loop and touches the GIL once).
+        """
+        path = self.path(key)
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{id(data)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+        except BaseException:
+            os.close(fd)
+            os.unlink(tmp)
+            raise
+        return fd, tmp
+
+    def end_write(self, key: str, fd: int, tmp: str) -> None:
+        """Second half: close the synced temporary file and rename it into place."""
+        os.close(fd)
+        os.replace(tmp, self.path(key))
+
     def write_encoded(self, key: str, data: bytes) -> None:
         """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
 
