@@ -125,3 +125,58 @@ class FakeAnthropicBatches:
                 "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": content}],
                 "stop_reason": "end_turn", "usage": {"input_tokens": 120, "output_tokens": 30}}}})
         return httpx.Response(200, text="\n".join(json.dumps(o) for o in out))
+
+
+class FakeGeminiBatches:
+    """Gemini: resumable file upload, batchGenerateContent, poll by batch name, media download."""
+
+    host = "https://generativelanguage.googleapis.com"
+
+    def __init__(self, fail_marker: str | None = None):
+        self.fail_marker = fail_marker
+        self.files: dict[str, list[dict]] = {}
+        self.batches: dict[str, str] = {}
+        self.created = 0
+        self.keys: list[str] = []
+
+    def install(self, mock: respx.MockRouter) -> None:
+        mock.post(url__regex=rf"{self.host}/upload/v1beta/files.*").mock(side_effect=self.upload)
+        mock.post(url__regex=rf"{self.host}/v1beta/models/[^/]+:batchGenerateContent$").mock(side_effect=self.create)
+        mock.get(url__regex=rf"{self.host}/v1beta/batches/[^/]+$").mock(side_effect=self.poll)
+        mock.get(url__regex=rf"{self.host}/download/v1beta/files/[^/:]+:download.*").mock(side_effect=self.download)
+
+    def upload(self, request: httpx.Request) -> httpx.Response:
+        self.keys.append(request.headers.get("x-goog-api-key", ""))
+        if request.headers.get("x-goog-upload-command") == "start":
+            return httpx.Response(200, headers={"X-Goog-Upload-URL": f"{self.host}/upload/v1beta/files?upload_id=u1"},
+                                  json={})
+        name = f"files/in{len(self.files)}"
+        self.files[name] = [json.loads(l) for l in request.read().decode().splitlines() if l.strip()]
+        return httpx.Response(200, json={"file": {"name": name}})
+
+    def create(self, request: httpx.Request) -> httpx.Response:
+        self.created += 1
+        payload = json.loads(request.read())
+        self.batches[f"b{self.created}"] = payload["batch"]["input_config"]["file_name"]
+        return httpx.Response(200, json={"name": f"batches/b{self.created}", "metadata": {"state": "BATCH_STATE_PENDING"}})
+
+    def poll(self, request: httpx.Request) -> httpx.Response:
+        batch = request.url.path.rsplit("/", 1)[1]
+        n = len(self.files[self.batches[batch]])
+        return httpx.Response(200, json={"name": f"batches/{batch}", "metadata": {"state": "BATCH_STATE_SUCCEEDED"},
+                                         "response": {"responsesFile": f"files/out-{batch}"},
+                                         "batchStats": {"successfulRequestCount": n}})
+
+    def download(self, request: httpx.Request) -> httpx.Response:
+        batch = request.url.path.split("/")[-1].split(":")[0].removeprefix("out-")
+        out = []
+        for line in self.files[self.batches[batch]]:
+            text = line["request"]["contents"][0]["parts"][0]["text"]
+            if self.fail_marker and self.fail_marker in text:
+                out.append({"key": line["key"], "error": {"code": 13, "message": "internal", "status_code": 500}})
+                continue
+            content, _ = _reply(text, structured=True)
+            out.append({"key": line["key"], "response": {
+                "candidates": [{"content": {"role": "model", "parts": [{"text": content}]}, "finishReason": "STOP"}],
+                "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 12, "thoughtsTokenCount": 8}}})
+        return httpx.Response(200, text="\n".join(json.dumps(o) for o in out))

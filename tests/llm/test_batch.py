@@ -12,7 +12,7 @@ from sideways.params import JudgeSpec, ModelSpec
 from sideways.schema import JUDGMENTS, PREDICTIONS, conform
 
 from .conftest import context, make_riddles
-from .fake_batch_apis import FakeAnthropicBatches, FakeOpenAIBatches
+from .fake_batch_apis import FakeAnthropicBatches, FakeGeminiBatches, FakeOpenAIBatches
 
 FAST = {"batch_window_s": 0.05, "batch_poll_s": 0.01, "backoff_s": 0.01, "max_backoff_s": 0.02}
 PRICES = {"gpt-test": {"input_per_mtok": 2.0, "output_per_mtok": 8.0},
@@ -91,6 +91,26 @@ def test_anthropic_batch_instructions_in_the_message_and_a_failed_line(tmp_path)
     assert "riddle-solving benchmark" in content[1]["text"]  # the instructions travel in the message
     assert fake.headers[0]["x-api-key"] == "sk-ant-fake-2"
     assert df.loc[0, "cost_usd"] == pytest.approx((120 * 3 + 30 * 15) / 1e6 * 0.5)
+
+
+def test_gemini_batch_with_images_and_a_failed_line(tmp_path):
+    riddles = make_riddles(3, image=True)
+    fake = FakeGeminiBatches(fail_marker="[R002]")
+    ctx = context(tmp_path, env={"GEMINI_API_KEY": "g-key-fake-3"}, **FAST)
+    ctx = type(ctx)(ctx.seed, ctx.cache_dir, ctx.progress, ctx.env,
+                    {**ctx.settings, "prices": {"gemini-test": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}})
+    spec = ModelSpec("gemini-test", "batch", "gemini", "gemini-test", 0, {})
+    with respx.mock(assert_all_called=False) as mock:
+        fake.install(mock)
+        df = conform(BatchBackend().predict(riddles, spec, ctx), PREDICTIONS, "t")
+    assert df["status"].tolist() == ["ok", "ok", "api_error"]
+    assert df["answer"].tolist()[:2] == ["0", "1"]
+    assert fake.created == 1 and set(fake.keys) == {"g-key-fake-3"}
+    request = next(iter(fake.files.values()))[0]["request"]
+    assert request["contents"][0]["parts"][1]["inline_data"]["mime_type"] == "image/png"
+    assert request["generationConfig"]["responseMimeType"] == "application/json"
+    assert df.loc[0, "output_tokens"] == 20  # thinking tokens are billed as output
+    assert df.loc[0, "cost_usd"] == pytest.approx((80 * 1 + 20 * 2) / 1e6 * 0.5)
 
 
 def test_batch_judge_over_anthropic(tmp_path):

@@ -95,7 +95,7 @@ class RequestCache:
 
         Returns the open descriptor and the temporary path for :meth:`end_write`, after the
         caller has ``os.fsync``-ed the descriptor (the runner does that in a thread, so the
-        only blocking call leaves the event loop and touches the GIL once).
+        only blocking call leaves the event loop). :meth:`put` does all three at once.
         """
         path = self.path(key)
         tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{id(data)}.tmp"
@@ -116,26 +116,6 @@ class RequestCache:
         """Second half: close the synced temporary file and rename it into place."""
         os.close(fd)
         os.replace(tmp, self.path(key))
-
-    def write_encoded(self, key: str, data: bytes) -> None:
-        """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
-
-        Almost only system calls, which release the GIL: the runner calls it from a writer
-        thread without stalling the event loop that keeps requests flowing.
-        """
-        path = self.path(key)
-        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
 
     def forget(self, key: str) -> bool:
         """Delete the record for ``key``; True if there was one."""
