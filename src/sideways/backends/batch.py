@@ -22,7 +22,6 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 from typing import AsyncIterator, Sequence
 from urllib.parse import urlparse
 

@@ -30,6 +30,7 @@ from sideways.llm.tasks import (
 from sideways.params import JudgeSpec, ModelSpec
 
 Spec = ModelSpec | JudgeSpec
+DEFAULT_MAX_TOKENS = 4096  # a model entry's max_tokens overrides it
 
 
 def where(spec: Spec) -> str:
@@ -96,7 +97,7 @@ class HttpBackend:
 
     def generation(self, spec: Spec, settings: RequestSettings) -> tuple[int, float | None]:
         o = spec.options
-        max_tokens = o.get("max_tokens", settings.max_tokens)
+        max_tokens = o.get("max_tokens", DEFAULT_MAX_TOKENS)
         temperature = o.get("temperature")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ParamsError(f"{where(spec)}.max_tokens: expected a positive integer, got {max_tokens!r}")

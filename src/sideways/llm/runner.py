@@ -17,8 +17,8 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import httpx

@@ -2,7 +2,9 @@
 
 Stages pass ``ctx.settings = {"requests": ..., "prices": ...}``; every backend that calls a
 model reads its limits from here, and a model's own ``options`` override the per-model ones
-(``concurrency``, ``rpm``, ``timeout_s``, ``max_tokens``).
+(``concurrency``, ``rpm``, ``timeout_s``). Nothing here changes what is asked of a model:
+generation parameters (``max_tokens``, ``temperature``) belong to the model's own entry, which
+its DVC stages track, so changing them reruns exactly those stages.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ class RequestSettings:
     timeout_s: float = 120.0
     concurrency: int = 16
     rpm: float | None = None
-    max_tokens: int = 4096
     batch_size: int = 1000
     batch_window_s: float = 2.0
     batch_poll_s: float = 30.0
@@ -67,7 +68,7 @@ def _check(key: str, value: Any, where: str) -> Any:
         return Path(value)
     if key == "rpm" and value is None:
         return None
-    integer = key in ("max_attempts", "concurrency", "max_tokens", "batch_size", "expected_output_tokens", "image_tokens")
+    integer = key in ("max_attempts", "concurrency", "batch_size", "expected_output_tokens", "image_tokens")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
         raise ParamsError(f"{where}: expected {'an integer' if integer else 'a number'}, got {value!r}")
     lo, hi = _BOUNDS.get(key, (0, None))
