@@ -12,7 +12,10 @@ from sideways.params import JudgeSpec, ModelSpec
 from sideways.schema import JUDGMENTS, PREDICTIONS, conform
 
 from .conftest import context, make_riddles
-from .fake_batch_apis import FakeAnthropicBatches, FakeGeminiBatches, FakeOpenAIBatches
+from .fake_batch_apis import (
+    FakeAnthropicBatches, FakeDoublewordBatches, FakeGeminiBatches, FakeGroqBatches, FakeMistralBatches,
+    FakeOpenAIBatches, FakeTogetherBatches, FakeXaiBatches,
+)
 
 FAST = {"batch_window_s": 0.05, "batch_poll_s": 0.01, "backoff_s": 0.01, "max_backoff_s": 0.02}
 PRICES = {"gpt-test": {"input_per_mtok": 2.0, "output_per_mtok": 8.0},
@@ -60,7 +63,28 @@ def test_openai_batch_with_a_failed_line_and_a_poll_error(tmp_path):
         fake2.install(mock)
         again = BatchBackend().predict(riddles, openai_model(), ctx)
     assert (again["status"] == "ok").all()
-    assert fake2.created == 1 and len(next(iter(fake2.files.values()))) == 1
+    assert fake2.created == 1 and len(next(iter(fake2.stored.values()))) == 1
+
+
+@pytest.mark.parametrize("provider, fake_class, var", [
+    ("groq", FakeGroqBatches, "GROQ_API_KEY"),
+    ("doubleword", FakeDoublewordBatches, "DOUBLEWORD_API_KEY"),
+    ("together", FakeTogetherBatches, "TOGETHER_API_KEY"),
+    ("mistral", FakeMistralBatches, "MISTRAL_API_KEY"),
+    ("xai", FakeXaiBatches, "XAI_API_KEY"),
+])
+def test_the_other_batch_providers_with_a_failed_line(tmp_path, provider, fake_class, var):
+    fake = fake_class(fail_marker="[R001]")
+    ctx = context(tmp_path, env={var: f"{provider}-key-fake-4"}, **FAST)
+    spec = ModelSpec("m", "batch", provider, "open-model-1", 0, {})
+    with respx.mock(assert_all_called=False) as mock:
+        fake.install(mock)
+        df = conform(BatchBackend().predict(make_riddles(3), spec, ctx), PREDICTIONS, "t")
+    assert df["status"].tolist() == ["ok", "api_error", "ok"]
+    assert fake.created == 1 and set(fake.auth) == {f"Bearer {provider}-key-fake-4"}
+    line = next(iter(fake.stored.values()))[0]["body"] if hasattr(fake, "stored") else \
+        next(iter(fake.requests.values()))[0]["batch_request"]["chat_get_completion"]
+    assert line["model"] == "open-model-1" and "max_tokens" in line
 
 
 def test_rerun_of_finished_batch_stage_sends_nothing(tmp_path):
