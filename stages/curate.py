@@ -1,20 +1,30 @@
-"""curate: riddles from the configured source into one validated table (data/riddles.parquet)."""
+"""curate: riddles from the configured source (demo, hf or wiki) into one curated table.
+
+Writes data/riddles.parquet, metrics/curation.json (counts kept and dropped by reason) and
+data/curation/dropped.json (which riddle was dropped and why). The rules live in
+sideways.curation; the bundled demo set is checked but not deduplicated.
+"""
 
 from sideways import paths, stage
-from sideways.artifacts import write_table
-from sideways.errors import ParamsError
-from sideways.riddles import load_demo
+from sideways.artifacts import write_json, write_table
+from sideways.curation import curate, load_overrides
 from sideways.schema import RIDDLES
+from sideways.sources.config import riddle_params
+from sideways.sources.select import load_source
 
 
 def main() -> None:
     args = stage.arguments()
     params = stage.load_params(args.params)
-    source = params.riddles.get("source", "demo")
-    if source != "demo":
-        raise ParamsError(f"{args.params}: riddles.source {source!r} is not supported yet")
-    riddles = load_demo(params.riddles.get("path", "data/riddles/demo.jsonl"))
-    write_table(riddles, RIDDLES, paths.RIDDLES)
+    cfg = riddle_params(params.riddles, args.params)
+    riddles = load_source(cfg, paths.RAW_WIKI)
+    overrides = load_overrides(cfg.overrides) if cfg.source != "demo" else {}
+    curated = curate(riddles, overrides, threshold=cfg.duplicate_threshold, source=cfg.source,
+                     dedupe=cfg.source != "demo")
+    write_table(curated.riddles, RIDDLES, paths.RIDDLES)
+    write_json(paths.CURATION_METRICS, curated.report.metrics())
+    write_json(paths.CURATION_DROPPED, {"dropped": curated.report.dropped,
+                                        "unused_overrides": curated.report.unused_overrides})
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ SMALL_MODELS = ("atlas-large", "nimbus-pro", "tide-open")
 
 def _env(repo: Path, home: Path) -> dict[str, str]:
     env = dict(os.environ)
+    # Let Python write bytecode into the copy's src/: a no-op rerun must still execute nothing.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
         PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         PYTHONPATH=str(repo / "src"),

@@ -42,6 +42,11 @@ def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
 
 
+RAW_WIKI = DATA / "raw" / "wiki"
+CURATION_METRICS = METRICS / "curation.json"
+CURATION_DROPPED = DATA / "curation" / "dropped.json"
+
+
 def cost(stage: str, split: str, model: str) -> Path:
     """Tokens and USD of one predict or judge stage (``stage`` is ``predict`` or ``judge``)."""
     return METRICS / "cost" / f"{stage}-{model}-{split}.json"

@@ -1,0 +1,25 @@
+"""The configured riddle source as a table, before curation (the curate stage's input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sideways.sources.config import RiddleParams
+from sideways.sources.hf import load_hf
+from sideways.sources.wiki.build import build_riddles
+
+DEMO_PATH = "data/riddles/demo.jsonl"
+
+
+def load_source(params: RiddleParams, raw_wiki: str | Path) -> pd.DataFrame:
+    """demo: the bundled set; hf: the published dataset (hub or local copy); wiki: the raw scrape
+    in ``raw_wiki`` (read offline; the scrape stage fills it)."""
+    if params.source == "demo":
+        from sideways.riddles import load_demo  # the demo set's own module
+
+        return load_demo(params.raw.get("path", DEMO_PATH))
+    if params.source == "hf":
+        return load_hf(params.hf_dataset, revision=params.hf_revision)
+    return build_riddles(raw_wiki, license=params.wiki.license)

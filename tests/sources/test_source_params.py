@@ -1,0 +1,63 @@
+"""The riddles: section of params.yaml: defaults, the repository's file, and errors naming keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sideways.errors import ParamsError
+from sideways.sources.config import riddle_params
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_are_the_published_dataset_and_a_polite_wiki_client() -> None:
+    p = riddle_params({"source": "hf"})
+    assert (p.source, p.hf_dataset, p.hf_revision) == ("hf", "rvienne/layton-eval", None)
+    assert p.wiki.client.api_url == "https://layton.fandom.com/api.php" and p.wiki.client.min_interval == 1.0
+    assert p.wiki.categories == ("Puzzles",) and p.wiki.title_prefix == "Puzzle:"
+    assert p.wiki.data_prefix == "Module:PuzzleData/"
+    assert riddle_params({"wiki": {"data_prefix": None}}).wiki.data_prefix is None
+    assert (p.overrides, p.duplicate_threshold) == ("data/curation/overrides.yaml", 0.9)
+    assert riddle_params(None).source == "demo"
+    assert p.wiki.client.contact == ""  # no guessed contact: scraping asks for one
+
+
+def test_scraping_requires_a_contact() -> None:
+    from sideways.sources.config import require_contact
+
+    with pytest.raises(ParamsError, match=r"p\.yaml: riddles\.wiki\.contact: set a URL or e-mail"):
+        require_contact(riddle_params({"source": "wiki", "wiki": {"contact": None}}), "p.yaml")
+    require_contact(riddle_params({"source": "wiki", "wiki": {"contact": "me@example.org"}}))
+
+
+def test_repository_params_parse_and_keep_demo_keys() -> None:
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())["riddles"]
+    p = riddle_params(data)
+    assert p.raw["path"] == data["path"] and p.wiki.client.max_retries == 5
+
+
+def test_contract_shapes() -> None:
+    assert riddle_params({"source": "hf", "hf_dataset": "/data/hub"}).hf_dataset == "/data/hub"
+    p = riddle_params({"source": "wiki", "wiki": {"categories": "Puzzles in X", "min_interval": 2}})
+    assert p.wiki.categories == ("Puzzles in X",) and p.wiki.client.min_interval == 2.0
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"source": "web"}, r"riddles\.source: 'web' is not one of demo, hf, wiki"),
+        ({"hf_dataset": ""}, r"riddles\.hf_dataset: expected a non-empty string"),
+        ({"wiki": []}, r"riddles\.wiki: expected a mapping"),
+        ({"wiki": {"min_interval": -1}}, r"riddles\.wiki\.min_interval: -1 is below 0"),
+        ({"wiki": {"max_retries": 2.5}}, r"riddles\.wiki\.max_retries: expected an integer"),
+        ({"wiki": {"categories": []}}, r"riddles\.wiki\.categories: expected a non-empty list"),
+        ({"curation": {"duplicate_threshold": 1.5}}, r"riddles\.curation\.duplicate_threshold: 1\.5 is not in"),
+        ({"curation": {"duplicate_threshold": "high"}}, r"riddles\.curation\.duplicate_threshold: expected a number"),
+    ],
+)
+def test_errors_name_the_key(data: dict, message: str) -> None:
+    with pytest.raises(ParamsError, match=r"^p\.yaml: " + message):
+        riddle_params(data, "p.yaml")
