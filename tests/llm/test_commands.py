@@ -65,3 +65,15 @@ def test_cache_why_names_the_part_that_changed(tmp_path, monkeypatch, capsys):
         key = next(iter((repo / ".sideways/cache").glob("??/*.json"))).stem
         assert main(["cache", "show", key[:10]]) == 0
         assert '"label": "predict/local-m/' in capsys.readouterr().out
+
+
+def test_forget_errors_lets_a_rejected_request_be_asked_again(tmp_path, monkeypatch, capsys):
+    with FakeServer(Behaviour(expected_key=KEY, plan={"[R001]": ["400", "ok"]})) as server:
+        repo = make_project(tmp_path, server.base_url)
+        monkeypatch.chdir(repo)
+        assert run_predict(repo)["status"].tolist()[:2] == ["ok", "api_error"]
+        assert run_predict(repo)["status"].tolist()[:2] == ["ok", "api_error"]  # the rejection is cached
+        assert main(["cache", "forget-errors"]) == 0
+        assert "dropped 1 cached rejection" in capsys.readouterr().out
+        assert run_predict(repo)["status"].tolist()[:2] == ["ok", "ok"]
+        assert server.fake.requests == N + 1
