@@ -90,15 +90,14 @@ class RequestCache:
         """Write ``record`` (which names its ``key``) durably and atomically."""
         atomic_write_bytes(self.path(record["key"]), encode(record))
 
-    def begin_write(self, key: str, data: bytes) -> tuple[int, str]:
-        """First half of a durable write: ``data`` into a temporary file, not yet synced.
+    def write_encoded(self, key: str, data: bytes) -> None:
+        """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
 
-        Returns the open descriptor and the temporary path for :meth:`end_write`, after the
-        caller has ``os.fsync``-ed the descriptor (the runner does that in a thread, so the
-        only blocking call leaves the event loop). :meth:`put` does all three at once.
+        Almost only system calls, which release the GIL: the runner calls it from writer
+        threads while the event loop keeps requests flowing.
         """
         path = self.path(key)
-        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{id(data)}.tmp"
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         except FileNotFoundError:
@@ -106,16 +105,10 @@ class RequestCache:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             os.write(fd, data)
-        except BaseException:
+            os.fsync(fd)
+        finally:
             os.close(fd)
-            os.unlink(tmp)
-            raise
-        return fd, tmp
-
-    def end_write(self, key: str, fd: int, tmp: str) -> None:
-        """Second half: close the synced temporary file and rename it into place."""
-        os.close(fd)
-        os.replace(tmp, self.path(key))
+        os.replace(tmp, path)
 
     def forget(self, key: str) -> bool:
         """Delete the record for ``key``; True if there was one."""
