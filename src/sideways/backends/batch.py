@@ -121,7 +121,7 @@ class BatchBackend(HttpBackend):
     def target(self, spec: Spec, settings: RequestSettings) -> Target:
         provider = provider_for(spec)
         structured = bool(spec.options.get("structured_output", True))
-        max_tokens, temperature = self.generation(spec, settings)
+        max_tokens, temperature = self.generation(spec)
         return Target(spec.key, spec.provider, spec.name, wire_format(provider, structured),
                       Generation(max_tokens, temperature), batch=True)
 

@@ -95,7 +95,8 @@ class HttpBackend:
             raise ParamsError(f"{where(spec)}.{unknown[0]}: not an option of the {self.name} backend "
                               f"(known: {', '.join(sorted(self.options))})")
 
-    def generation(self, spec: Spec, settings: RequestSettings) -> tuple[int, float | None]:
+    def generation(self, spec: Spec) -> tuple[int, float | None]:
+        """``max_tokens`` and ``temperature`` from the entry (generation is tracked with the model)."""
         o = spec.options
         max_tokens = o.get("max_tokens", DEFAULT_MAX_TOKENS)
         temperature = o.get("temperature")

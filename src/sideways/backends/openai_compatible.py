@@ -56,7 +56,7 @@ class OpenAICompatibleBackend(HttpBackend):
         field = spec.options.get("max_tokens_field", "max_tokens")
         if field not in ("max_tokens", "max_completion_tokens"):
             raise ParamsError(f"{where(spec)}.max_tokens_field: max_tokens or max_completion_tokens, got {field!r}")
-        max_tokens, temperature = self.generation(spec, settings)
+        max_tokens, temperature = self.generation(spec)
         return Target(spec.key, spec.provider, spec.name, OpenAIChat(max_tokens_field=field, structured=bool(structured)),
                       Generation(max_tokens, temperature), batch=False)
 
