@@ -181,10 +181,11 @@ async def run_calls(
                                 result.elapsed_s, result.status_code, result.record)
         progress.update(len(by_key[key]))
 
-    # Writer threads create, fsync and rename the record files (creating a file costs ~0.1 ms
-    # on ext4: on the loop, a burst of 32 replies would delay the next requests by ~4 ms);
-    # the threads spend that time in system calls, which release the GIL.
-    writer = ThreadPoolExecutor(max_workers=min(32, options.concurrency), thread_name_prefix="sideways-cache")
+    # Two writer threads create, fsync and rename the record files (creating a file costs
+    # ~0.1 ms on ext4: on the loop, a burst of 32 replies would delay the next requests by
+    # ~4 ms). Their time goes to system calls, which release the GIL; a pool of 32 threads
+    # measured slower, from contending for it.
+    writer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sideways-cache")
     try:
         async with open_transport() as transport:
             await asyncio.gather(*(one(k, c) for k, c in todo))
