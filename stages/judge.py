@@ -3,8 +3,11 @@
 import pandas as pd
 
 from sideways import paths, stage
-from sideways.artifacts import read_table, write_table
+from sideways.artifacts import read_table, write_json, write_table
 from sideways.backends import judge_for
+from sideways.llm.failures import check_failure_share, judged
+from sideways.llm.pricing import cost_totals
+from sideways.llm.settings import parse_request_settings
 from sideways.schema import JUDGMENTS, PREDICTIONS, RIDDLES
 
 
@@ -15,9 +18,15 @@ def main() -> None:
     riddles = read_table(paths.split_table(args.split), RIDDLES)
     predictions = read_table(paths.predictions(args.split, model.key), PREDICTIONS)
     ctx = stage.context(params)
-    verdicts = [judge_for(j).judge(riddles, predictions, j, ctx) for j in params.jury.panel(model.provider)]
+    max_share = parse_request_settings(params.raw.get("requests")).max_failure_share
+    verdicts = []
+    for j in params.jury.panel(model.provider):
+        table = judge_for(j).judge(riddles, predictions, j, ctx)
+        check_failure_share(judged(table, predictions), max_share, f"judge@{model.key}-{args.split} (judge {j.key})")
+        verdicts.append(table)
     table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
     write_table(table, JUDGMENTS, paths.judgments(args.split, model.key))
+    write_json(paths.cost("judge", args.split, model.key), cost_totals({"judge": table}, by="judge"))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """predict@<model>-<split>: one model answers every riddle of one split."""
 
 from sideways import paths, stage
-from sideways.artifacts import read_table, write_table
+from sideways.artifacts import read_table, write_json, write_table
 from sideways.backends import predictor_for
 from sideways.checks import require_complete
+from sideways.llm.failures import check_failure_share
+from sideways.llm.pricing import cost_totals
+from sideways.llm.settings import parse_request_settings
 from sideways.schema import PREDICTIONS, RIDDLES
 
 
@@ -12,9 +15,12 @@ def main() -> None:
     params = stage.load_params(args.params)
     model = params.model(args.model)
     riddles = read_table(paths.split_table(args.split), RIDDLES)
+    name = f"predict@{model.key}-{args.split}"
     predictions = predictor_for(model).predict(riddles, model, stage.context(params))
-    require_complete(predictions, riddles, model.key, f"predict@{model.key}-{args.split}")
+    require_complete(predictions, riddles, model.key, name)
+    check_failure_share(predictions, parse_request_settings(params.raw.get("requests")).max_failure_share, name)
     write_table(predictions.sort_values("riddle_id"), PREDICTIONS, paths.predictions(args.split, model.key))
+    write_json(paths.cost("predict", args.split, model.key), cost_totals({name: predictions}, by="model"))
 
 
 if __name__ == "__main__":

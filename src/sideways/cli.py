@@ -13,7 +13,7 @@ import sys
 
 from sideways.errors import SidewaysError
 
-COMMANDS: tuple[str, ...] = ("show", "leaderboard", "score")
+COMMANDS: tuple[str, ...] = ("show", "leaderboard", "score", "dry_run", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,3 +19,15 @@ class RiddleError(SidewaysError, ValueError):
 
 class CalibrationError(SidewaysError, ValueError):
     """Calibration cannot be computed (e.g. a jury-score bin has no human labels)."""
+
+
+class SecretsError(SidewaysError, ValueError):
+    """An API key is missing, or was written where keys must never be (params.yaml)."""
+
+
+class RequestError(SidewaysError, RuntimeError):
+    """Requests to a model failed for more items than allowed, or a backend cannot run."""
+
+
+class ReplayError(SidewaysError, ValueError):
+    """A replay file is unreadable or lacks riddles the stage needs."""

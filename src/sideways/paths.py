@@ -45,3 +45,8 @@ def plot(split: str) -> Path:
 RAW_WIKI = DATA / "raw" / "wiki"
 CURATION_METRICS = METRICS / "curation.json"
 CURATION_DROPPED = DATA / "curation" / "dropped.json"
+
+
+def cost(stage: str, split: str, model: str) -> Path:
+    """Tokens and USD of one predict or judge stage (``stage`` is ``predict`` or ``judge``)."""
+    return METRICS / "cost" / f"{stage}-{model}-{split}.json"

@@ -8,7 +8,6 @@ so ``dvc repro`` shows the problem, not a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Callable
@@ -16,6 +15,7 @@ from typing import Callable
 from sideways import progress
 from sideways.backends.base import RunContext
 from sideways.errors import SidewaysError
+from sideways.llm.secrets import environment
 from sideways.params import Params, load_params
 
 
@@ -35,7 +35,7 @@ def context(params: Params) -> RunContext:
         seed=params.seed,
         cache_dir=Path(requests.get("cache_dir", ".sideways/cache")),
         progress=progress.enabled(),
-        env=dict(os.environ),
+        env=environment(".env"),  # keys from the shell or .env, never from params
         settings={"requests": requests, "prices": dict(params.raw.get("prices") or {})},
     )
 

@@ -15,6 +15,18 @@ def predictor_for(model: ModelSpec) -> Predictor:
         from sideways.backends.sim import SimPredictor
 
         return SimPredictor()
+    if model.backend == "openai-compatible":
+        from sideways.backends.openai_compatible import OpenAICompatibleBackend
+
+        return OpenAICompatibleBackend()
+    if model.backend == "batch":
+        from sideways.backends.batch import BatchBackend
+
+        return BatchBackend()
+    if model.backend == "replay":
+        from sideways.backends.replay import ReplayPredictor
+
+        return ReplayPredictor()
     raise ParamsError(f"models.{model.key}.backend: backend {model.backend!r} is not available for predictions")
 
 
@@ -24,4 +36,16 @@ def judge_for(judge: JudgeSpec) -> Judge:
         from sideways.backends.sim import SimJudge
 
         return SimJudge()
+    if judge.backend == "openai-compatible":
+        from sideways.backends.openai_compatible import OpenAICompatibleBackend
+
+        return OpenAICompatibleBackend()
+    if judge.backend == "batch":
+        from sideways.backends.batch import BatchBackend
+
+        return BatchBackend()
+    if judge.backend == "replay":
+        from sideways.backends.replay import ReplayJudge
+
+        return ReplayJudge()
     raise ParamsError(f"jury.pool.{judge.key}.backend: backend {judge.backend!r} is not available for judges")

@@ -1,0 +1,110 @@
+"""Throughput of the openai-compatible backend, and of a rerun served from the request cache.
+
+Against the fake server (``sideways.testing.openai_server``, in its own process) with 50 ms
+latency per reply, 1,000 prediction requests at concurrency 32 are bounded by
+32 / 0.05 = 640 requests per second (1,000 requests need 32 rounds, so 625 is the most any
+client can reach). Target: at least 90% of 640, measured on the whole ``predict`` call
+(prompts, keys, cache lookups, rows included), with every answer fsync'd to the cache before
+its slot takes the next request (so a SIGKILL loses at most 32 answers). The machine is shared, so the cold run is repeated and the median counts; a
+minimal aiohttp client against the same server is printed alongside as a calibration.
+Rerunning the same 1,000 from the cache must take under 1 s and send nothing.
+
+    PYTHONPATH=src python benchmarks/throughput.py      # exits 1 if a target is missed
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pandas as pd
+
+from sideways.backends.base import RunContext
+from sideways.backends.openai_compatible import OpenAICompatibleBackend
+from sideways.params import ModelSpec
+from sideways.schema import RIDDLES, conform
+
+N, CONCURRENCY, LATENCY, REPEATS = 1000, 32, 0.05, 3
+
+
+def riddles(n: int) -> pd.DataFrame:
+    rows = [{"riddle_id": f"B{i:05d}", "split": "llm", "category": "bench", "title": f"Bench {i}",
+             "description": f"[B{i:05d}] What is {i} plus nothing? The answer is {i}.", "answer": str(i),
+             "solution": str(i), "justification": "Identity.", "first_hint": None, "second_hint": None,
+             "third_hint": None, "special_hint": None, "image": None, "picarats": None, "game": None,
+             "source": "bench", "url": None, "license": "CC0"} for i in range(n)]
+    return conform(pd.DataFrame(rows), RIDDLES, "benchmark riddles")
+
+
+def sent(port: int) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
+        return json.load(r)["requests"]
+
+
+async def minimal_client(port: int, bodies: list[dict]) -> float:
+    """Requests per second of a bare aiohttp loop: what the server and machine allow."""
+    sem = asyncio.Semaphore(CONCURRENCY)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CONCURRENCY)) as session:
+        async def one(body: dict) -> None:
+            async with sem:
+                async with session.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body) as r:
+                    await r.read()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(b) for b in bodies))
+        return len(bodies) / (time.perf_counter() - start)
+
+
+def main() -> int:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    server = subprocess.Popen([sys.executable, "-m", "sideways.testing.openai_server", "--latency", str(LATENCY)],
+                              stdout=subprocess.PIPE, text=True, env=env)
+    bound = CONCURRENCY / LATENCY
+    try:
+        port = int(server.stdout.readline().strip().split("=")[1])
+        table = riddles(N)
+        spec = ModelSpec("bench", "openai-compatible", "local", "bench-model", 0,
+                         {"base_url": f"http://127.0.0.1:{port}/v1", "concurrency": CONCURRENCY})
+        backend = OpenAICompatibleBackend()
+        with tempfile.TemporaryDirectory() as tmp:
+            rates, ok = [], True
+            for i in range(REPEATS):
+                ctx = RunContext(cache_dir=Path(tmp) / f"cache{i}", settings={"requests": {"timeout_s": 30}})
+                before = sent(port)
+                start, cpu = time.perf_counter(), time.process_time()
+                first = backend.predict(table, spec, ctx)
+                cold, cold_cpu = time.perf_counter() - start, time.process_time() - cpu
+                records = sum(1 for _ in (Path(tmp) / f"cache{i}").glob("??/*.json"))
+                ok &= bool((first["status"] == "ok").all()) and sent(port) - before == N and records == N
+                rates.append(N / cold)
+                print(f"cold run {i + 1}: {cold:.3f} s, {N / cold:.0f} req/s = {N / cold / bound:.1%} of {bound:.0f}; "
+                      f"{sent(port) - before} sent, {records} cache records; client CPU {cold_cpu / N * 1000:.2f} ms/request")
+            before = sent(port)
+            start = time.perf_counter()
+            second = backend.predict(table, spec, ctx)
+            warm = time.perf_counter() - start
+            resent = sent(port) - before
+            ok &= first.equals(second)
+        bodies = [{"model": "m", "messages": [{"role": "user", "content": f"[C{i}] the answer is {i}"}]} for i in range(N)]
+        calibration = asyncio.run(minimal_client(port, bodies))
+    finally:
+        server.terminate()
+        server.wait()
+    median = statistics.median(rates)
+    print(f"median cold: {median:.0f} req/s = {median / bound:.1%} of the concurrency bound (target >= 90%)")
+    print(f"calibration, minimal aiohttp client on the same server: {calibration:.0f} req/s = {calibration / bound:.1%}")
+    print(f"rerun from the cache: {warm:.3f} s (target < 1 s), {resent} requests sent (target 0); rows identical: {ok}")
+    return 0 if ok and median >= 0.9 * bound and warm < 1.0 and resent == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""``batch``: provider Batch APIs through batchling (about half price, answers within 24 h).
+
+Requests are plain ``httpx`` calls to the provider's real host inside ``batchling.batchify``,
+which turns them into batch lines, submits, polls and hands each response back (design.md:
+batchling 0.1.0a3 intercepts httpx/aiohttp to the real hosts only, so there is no
+``base_url`` option here). Our request cache sits in front: an answered request is never
+submitted again. Batchling keeps its own record of submitted-but-unanswered requests
+(request -> batch id) in ``<cache_dir>/batchling.sqlite3``, so a run killed while a batch is
+in flight resumes polling that batch instead of paying for a new one.
+
+Errors: a poll or download error fails the whole batch in batchling; the runner retries
+those requests, which batchling routes back to the same batch id. A failed line in the
+results is permanent for that item (``status=api_error``) and is dropped from batchling's
+record, so the next run submits it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import AsyncIterator, Sequence
+from urllib.parse import urlparse
+
+import httpx
+
+from sideways.backends.base import RunContext
+from sideways.backends.http_base import HttpBackend, Spec, cache_dir, policy, where
+from sideways.errors import ParamsError
+from sideways.llm.formats import AnthropicMessages, Generation, GeminiGenerate, OpenAIChat, WireFormat
+from sideways.llm.runner import Call, Result, RunOptions
+from sideways.llm.settings import RequestSettings
+from sideways.llm.tasks import Target
+
+BATCHLING_DB = "batchling.sqlite3"
+
+
+@dataclass(frozen=True)
+class Provider:
+    base_url: str
+    key_var: str
+    fmt: str  # "openai", "anthropic" or "gemini"
+    max_tokens_field: str = "max_tokens"
+
+
+PROVIDERS: dict[str, Provider] = {
+    "openai": Provider("https://api.openai.com/v1", "OPENAI_API_KEY", "openai", "max_completion_tokens"),
+    "anthropic": Provider("https://api.anthropic.com", "ANTHROPIC_API_KEY", "anthropic"),
+    "gemini": Provider("https://generativelanguage.googleapis.com", "GEMINI_API_KEY", "gemini"),
+    "mistral": Provider("https://api.mistral.ai/v1", "MISTRAL_API_KEY", "openai"),
+    "together": Provider("https://api.together.xyz/v1", "TOGETHER_API_KEY", "openai"),
+    "groq": Provider("https://api.groq.com/openai/v1", "GROQ_API_KEY", "openai"),
+    "doubleword": Provider("https://api.doubleword.ai/v1", "DOUBLEWORD_API_KEY", "openai"),
+    "xai": Provider("https://api.x.ai/v1", "XAI_API_KEY", "openai"),
+}
+
+
+def provider_for(spec: Spec) -> Provider:
+    if spec.provider not in PROVIDERS:
+        raise ParamsError(f"{where(spec)}.provider: {spec.provider!r} has no batch API through batchling "
+                          f"(batch providers: {', '.join(PROVIDERS)}); use backend openai-compatible instead")
+    return PROVIDERS[spec.provider]
+
+
+def wire_format(provider: Provider, structured: bool) -> WireFormat:
+    if provider.fmt == "anthropic":
+        return AnthropicMessages()
+    if provider.fmt == "gemini":
+        return GeminiGenerate(structured=structured)
+    return OpenAIChat(max_tokens_field=provider.max_tokens_field, structured=structured)
+
+
+def url_of(provider: Provider, call: Call) -> str:
+    return provider.base_url.rstrip("/") + call.endpoint
+
+
+def batchling_key(provider_name: str, provider: Provider, call: Call) -> str:
+    """The fingerprint batchling 0.1.0a3 gives a request (``Batcher._build_request_hash``)."""
+    url = urlparse(url_of(provider, call))
+    model = call.model if provider.fmt == "gemini" else call.body["model"]
+    canonical = json.dumps({"provider": provider_name, "endpoint": url.path, "model": model,
+                            "host": (url.hostname or "").lower(), "body": json.loads(json.dumps(call.body))},
+                           sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class _Client:
+    def __init__(self, client: httpx.AsyncClient, provider: Provider):
+        self._client, self._provider = client, provider
+
+    async def send(self, call: Call) -> httpx.Response:
+        return await self._client.post(url_of(self._provider, call), json=call.body)
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str):
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+class BatchBackend(HttpBackend):
+    name = "batch"
+    options = frozenset({"api_key_env", "temperature", "max_tokens", "structured_output"})
+
+    def check_options(self, spec: Spec) -> None:
+        if "base_url" in spec.options:
+            raise ParamsError(f"{where(spec)}.base_url: batchling batches only requests to the provider's own host; "
+                              "for another endpoint use backend openai-compatible")
+        super().check_options(spec)
+
+    def target(self, spec: Spec, settings: RequestSettings) -> Target:
+        provider = provider_for(spec)
+        structured = bool(spec.options.get("structured_output", True))
+        max_tokens, temperature = self.generation(spec)
+        return Target(spec.key, spec.provider, spec.name, wire_format(provider, structured),
+                      Generation(max_tokens, temperature), batch=True)
+
+    def key_var(self, spec: Spec) -> str | None:
+        return str(spec.options.get("api_key_env") or provider_for(spec).key_var)
+
+    def run_options(self, spec: Spec, settings: RequestSettings, ctx: RunContext, n: int) -> RunOptions:
+        # Every request must be queued at once for batchling to group them; a failed line is
+        # final (status codes are not retried), a failed poll or download is retried.
+        return RunOptions(policy(settings, retry_status=frozenset()), concurrency=max(1, n), rpm=None,
+                          timeout_s=None, batch=True, retry_exceptions=True)
+
+    @contextlib.asynccontextmanager
+    async def transport(self, spec: Spec, target: Target, key: str | None, settings: RequestSettings,
+                        ctx: RunContext) -> AsyncIterator[_Client]:
+        from batchling import batchify
+
+        provider = provider_for(spec)
+        db = cache_dir(ctx) / BATCHLING_DB
+        db.parent.mkdir(parents=True, exist_ok=True)
+        with _env("BATCHLING_CACHE_PATH", str(db.resolve())):
+            batching = batchify(batch_size=settings.batch_size, batch_window_seconds=settings.batch_window_s,
+                                batch_poll_interval_seconds=settings.batch_poll_s, live_display=False, cache=True)
+        async with batching:
+            async with httpx.AsyncClient(headers=target.fmt.headers(key), timeout=httpx.Timeout(settings.timeout_s)) as client:
+                yield _Client(client, provider)
+
+    def after_run(self, spec: Spec, results: Sequence[Result], ctx: RunContext) -> None:
+        """Forget failed result lines in batchling's record so the next run submits them again.
+
+        Only lines the provider answered with an error status: a request whose poll kept
+        failing stays recorded, so the next run resumes that batch rather than paying again.
+        """
+        failed = [r.call for r in results if r.error is not None and r.status_code is not None]
+        db = cache_dir(ctx) / BATCHLING_DB
+        if not failed or not db.exists():
+            return
+        provider = provider_for(spec)
+        hashes = [(batchling_key(spec.provider, provider, c),) for c in failed]
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.executemany("DELETE FROM request_cache WHERE request_hash = ?", hashes)
+            conn.commit()

@@ -1,0 +1,149 @@
+"""``replay``: predictions or verdicts someone already has, read from a file instead of paid for.
+
+``path`` (relative to the repository root) is a JSONL, JSON, CSV or Parquet file in one of two
+layouts:
+
+- ours: ``riddle_id, answer, justification`` (predictions) or
+  ``riddle_id, is_answer_correct, is_justification_correct`` (verdicts);
+- layton-eval's raw output: ``custom_id`` (the riddle id) and ``answer``, a JSON string holding
+  the reply; it is parsed like a model reply, so a broken one becomes ``status=parse_error``.
+
+An optional ``model`` column selects rows (matching the params key, the model name, or the
+option ``match_model``); a verdict file may hold several models. Every riddle the stage needs
+must be present: the error names the missing ones. Replayed rows cost nothing here, so tokens
+and ``cost_usd`` are null; ``request_hash`` is the digest of the replayed row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from sideways.backends.base import RunContext
+from sideways.errors import ParamsError, ReplayError
+from sideways.llm.cache import canonical_json
+from sideways.llm.parsing import parse_prediction, parse_verdict
+from sideways.params import JudgeSpec, ModelSpec
+from sideways.schema import JUDGMENTS, PREDICTIONS
+
+OPTIONS = frozenset({"path", "match_model"})
+
+
+def read_any(path: Path) -> pd.DataFrame:
+    """A table from JSONL/JSON/CSV/Parquet, chosen by suffix; errors name the file."""
+    if not path.is_file():
+        raise ReplayError(f"{path}: replay file not found")
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        if path.suffix == ".csv":
+            return pd.read_csv(path, dtype=str, keep_default_na=False)
+        if path.suffix in (".jsonl", ".ndjson"):
+            return pd.read_json(path, lines=True, dtype=False)
+        if path.suffix == ".json":
+            return pd.DataFrame(json.loads(path.read_text()))
+    except (ValueError, OSError) as exc:
+        raise ReplayError(f"{path}: not a readable {path.suffix} table ({exc})") from exc
+    raise ReplayError(f"{path}: unknown replay format {path.suffix!r} (use .jsonl, .json, .csv or .parquet)")
+
+
+def _options(spec: ModelSpec | JudgeSpec, where: str) -> tuple[Path, list[str]]:
+    unknown = sorted(set(spec.options) - OPTIONS)
+    if unknown:
+        raise ParamsError(f"{where}.{unknown[0]}: not an option of the replay backend (known: {', '.join(sorted(OPTIONS))})")
+    path = spec.options.get("path")
+    if not isinstance(path, str) or not path:
+        raise ParamsError(f"{where}.path: the replay backend needs the path of a predictions or verdicts file")
+    names = [str(spec.options["match_model"])] if spec.options.get("match_model") else [spec.key, spec.name]
+    return Path(path), names
+
+
+def _normalise(df: pd.DataFrame, path: Path, names: list[str] | None) -> pd.DataFrame:
+    """Rows keyed by riddle id (from ``riddle_id`` or ``custom_id``), filtered to the model if named."""
+    if "riddle_id" not in df.columns:
+        if "custom_id" not in df.columns:
+            raise ReplayError(f"{path}: needs a riddle_id column (or layton-eval's custom_id); has {', '.join(map(str, df.columns))}")
+        df = df.rename(columns={"custom_id": "riddle_id"})
+    df = df.assign(riddle_id=df["riddle_id"].astype(str))
+    if names is not None and "model" in df.columns:
+        df = df[df["model"].astype(str).isin(names)]
+    dup = df["riddle_id"].duplicated()
+    if dup.any():
+        raise ReplayError(f"{path}: riddle {df.loc[dup.idxmax(), 'riddle_id']!r} appears more than once"
+                          + (f" for model {names[0]!r}" if names and "model" in df.columns else ""))
+    return df.set_index("riddle_id", drop=False)
+
+
+def _require(df: pd.DataFrame, wanted: list[str], path: Path, what: str) -> None:
+    missing = [r for r in wanted if r not in df.index]
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise ReplayError(f"{path}: no {what} for {len(missing)} riddle(s) the stage needs: {shown}")
+
+
+def _digest(row: Mapping[str, Any]) -> str:
+    clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+    return hashlib.sha256(canonical_json(clean)).hexdigest()
+
+
+def _str(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return str(value)
+
+
+class ReplayPredictor:
+    def predict(self, riddles: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
+        path, names = _options(model, f"params.yaml: models.{model.key}")
+        df = _normalise(read_any(path), path, names)
+        _require(df, [str(r) for r in riddles["riddle_id"]], path, "prediction")
+        raw_layout = "justification" not in df.columns
+        rows = []
+        for rid in riddles["riddle_id"].astype(str):
+            src = df.loc[rid].to_dict()
+            row = {"riddle_id": rid, "model": model.key, "provider": model.provider, "model_name": model.name,
+                   "n_hints": model.n_hints, "request_hash": _digest(src), "input_tokens": None,
+                   "output_tokens": None, "cost_usd": None}
+            if raw_layout:
+                raw = _str(src.get("answer"))
+                parsed = parse_prediction(raw)
+                rows.append({**row, "answer": parsed.answer, "justification": parsed.justification, "raw": raw,
+                             "status": "ok" if parsed.ok else "parse_error", "error": parsed.error})
+            else:
+                answer = _str(src.get("answer"))
+                rows.append({**row, "answer": answer, "justification": _str(src.get("justification")),
+                             "raw": json.dumps({k: _str(v) for k, v in src.items()}, ensure_ascii=False),
+                             "status": "ok" if answer else "parse_error",
+                             "error": None if answer else "replayed row has no answer"})
+        return pd.DataFrame(rows, columns=PREDICTIONS.names)
+
+
+class ReplayJudge:
+    def judge(self, riddles: pd.DataFrame, predictions: pd.DataFrame, judge: JudgeSpec,
+              ctx: RunContext) -> pd.DataFrame:
+        path, _ = _options(judge, f"params.yaml: jury.pool.{judge.key}")
+        table = read_any(path)
+        rows = []
+        for model, preds in predictions.groupby("model", sort=False):
+            df = _normalise(table, path, [str(model)])
+            _require(df, [str(r) for r in preds["riddle_id"]], path, f"verdict on model {model!r}")
+            for rid in preds["riddle_id"].astype(str):
+                src = df.loc[rid].to_dict()
+                row = {"riddle_id": rid, "model": str(model), "judge": judge.key, "judge_provider": judge.provider,
+                       "request_hash": _digest(src), "input_tokens": None, "output_tokens": None, "cost_usd": None}
+                if "is_answer_correct" in src:
+                    text = json.dumps({k: src.get(k) for k in ("is_answer_correct", "is_justification_correct")},
+                                      default=str)
+                else:
+                    text = _str(src.get("answer"))
+                verdict = parse_verdict(text)
+                both = bool(verdict.is_answer_correct and verdict.is_justification_correct) if verdict.ok else None
+                rows.append({**row, "is_answer_correct": verdict.is_answer_correct if verdict.ok else None,
+                             "is_justification_correct": verdict.is_justification_correct if verdict.ok else None,
+                             "both_correct": both, "status": "ok" if verdict.ok else "parse_error",
+                             "error": verdict.error, "raw": text})
+        return pd.DataFrame(rows, columns=JUDGMENTS.names)

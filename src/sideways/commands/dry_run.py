@@ -1,0 +1,71 @@
+"""``sideways dry-run``: what ``dvc repro`` would send to real models, and what it would cost.
+
+Reads params.yaml and the split tables, builds every predict and judge request exactly as
+the stages would, checks the request cache, and prints per provider the requests, how many
+are cached, how many would be sent, in how many batches, and the estimated tokens and USD.
+Sends nothing and needs no key.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+from sideways import stage
+from sideways.backends.http_base import cache_dir, price_table, request_settings
+from sideways.llm.cache import RequestCache
+from sideways.llm.estimate import Estimate, estimate
+from sideways.llm.plan import plan_all
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("dry-run", help="print requests, batches and estimated cost per provider; send nothing")
+    p.add_argument("--params", default="params.yaml")
+    p.add_argument("--by-model", action="store_true", help="one line per (stage, model or judge, split) as well")
+    p.set_defaults(func=run)
+
+
+def _usd(value: float | None) -> str:
+    return "no price" if value is None else f"${value:,.4f}"
+
+
+def format_report(estimates: list[Estimate], by_model: bool) -> str:
+    lines = []
+    if by_model:
+        lines.append(f"{'stage':<8}{'split':<6}{'model/judge':<22}{'backend':<19}{'requests':>9}{'cached':>8}"
+                     f"{'to send':>9}{'batches':>8}{'in tok':>11}{'out tok':>10}{'est. USD':>13}")
+        for e in estimates:
+            lines.append(f"{e.stage:<8}{e.split:<6}{e.key:<22}{e.backend:<19}{e.requests:>9}{e.cached:>8}"
+                         f"{e.to_send:>9}{e.batches:>8}{e.input_tokens:>11,}{e.output_tokens:>10,}{_usd(e.cost_usd):>13}"
+                         + ("" if e.exact else "  (judge requests estimated from gold answers)"))
+        lines.append("")
+    totals: dict[tuple[str, str], list[Estimate]] = defaultdict(list)
+    for e in estimates:
+        totals[(e.provider, e.backend)].append(e)
+    lines.append(f"{'provider':<14}{'backend':<19}{'requests':>9}{'cached':>8}{'to send':>9}{'batches':>8}"
+                 f"{'in tok':>11}{'out tok':>10}{'est. USD':>13}")
+    grand, unpriced = 0.0, set()
+    for (provider, backend), group in sorted(totals.items()):
+        costs = [e.cost_usd for e in group]
+        known = sum(c for c in costs if c is not None)
+        missing = [e.key for e in group if e.cost_usd is None]
+        unpriced.update(missing)
+        grand += known
+        usd = "no price" if missing and not known else _usd(known) + (" + ?" if missing else "")
+        lines.append(f"{provider:<14}{backend:<19}{sum(e.requests for e in group):>9}{sum(e.cached for e in group):>8}"
+                     f"{sum(e.to_send for e in group):>9}{sum(e.batches for e in group):>8}"
+                     f"{sum(e.input_tokens for e in group):>11,}{sum(e.output_tokens for e in group):>10,}{usd:>13}")
+    lines.append(f"\nestimated total: {_usd(grand)}" + (
+        f" plus unpriced models ({', '.join(sorted(unpriced))}: add them under prices: in params.yaml)" if unpriced else ""))
+    lines.append("nothing was sent.")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = stage.load_params(args.params)
+    ctx = stage.context(params)
+    cache = RequestCache(cache_dir(ctx))
+    settings, prices = request_settings(ctx), price_table(ctx)
+    estimates = [estimate(p, lambda k: cache.get(k) is not None, settings, prices) for p in plan_all(params, ctx)]
+    print(format_report(estimates, args.by_model))
+    return 0

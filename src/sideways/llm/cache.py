@@ -1,0 +1,237 @@
+"""The request cache: one durable JSON record per answered request, addressed by its content.
+
+The key is the SHA-256 of the canonical JSON of the request's key parts: provider, endpoint,
+model and the full request body (generation parameters, prompt text, images as base64). Keys,
+headers and base URLs are not part of it, so rotating a key or moving a local server does not
+invalidate anything. Records are written atomically (temporary file, fsync, rename): a run
+killed with SIGKILL loses only the requests that were in flight.
+
+A record keeps a readable copy of its key parts (images replaced by their digest) and a label
+such as ``predict/gpt-5-1/riddle-017``, so :func:`explain` can show which part changed when a
+request misses the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from sideways.artifacts import atomic_write_bytes
+
+CACHE_VERSION = 1
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]{256,}$")
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Sorted keys, no whitespace, UTF-8: equal objects give equal bytes."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def key_parts(provider: str, endpoint: str, model: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """What identifies a request: everything that can change the answer, nothing secret."""
+    return {"v": CACHE_VERSION, "provider": provider, "endpoint": endpoint, "model": model, "body": body}
+
+
+def request_key(parts: Mapping[str, Any]) -> str:
+    """The cache key (also the ``request_hash`` column of predictions and judgments)."""
+    return hashlib.sha256(canonical_json(parts)).hexdigest()
+
+
+def readable(obj: Any) -> Any:
+    """``obj`` with base64 blobs (images) replaced by ``sha256:<digest> (<n> chars)``."""
+    if isinstance(obj, dict):
+        return {k: readable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [readable(v) for v in obj]
+    if isinstance(obj, str) and len(obj) >= 256 and (
+        (obj.startswith("data:") and ";base64," in obj[:80]) or _BASE64.match(obj[:400])
+    ):
+        return f"sha256:{hashlib.sha256(obj.encode()).hexdigest()[:16]} ({len(obj)} chars)"
+    if isinstance(obj, Mapping):
+        return {k: readable(v) for k, v in obj.items()}
+    return obj
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One key part that differs between a cached request and the current one."""
+
+    path: str
+    cached: Any
+    current: Any
+
+
+class RequestCache:
+    """Records under ``root/<2 hex>/<key>.json``; safe to share between concurrent runs."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self._prefix = str(self.root)
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The record for ``key``, or None (an unreadable record counts as a miss)."""
+        try:
+            with open(f"{self._prefix}/{key[:2]}/{key}.json", "rb") as fh:
+                record = json.loads(fh.read())
+        except (FileNotFoundError, NotADirectoryError, ValueError):
+            return None
+        return record if isinstance(record, dict) and record.get("key") == key else None
+
+    def put(self, record: Mapping[str, Any]) -> None:
+        """Write ``record`` (which names its ``key``) durably and atomically."""
+        atomic_write_bytes(self.path(record["key"]), encode(record))
+
+    def write_encoded(self, key: str, data: bytes) -> None:
+        """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
+
+        Almost only system calls, which release the GIL: the runner calls it from writer
+        threads while the event loop keeps requests flowing.
+        """
+        path = self.path(key)
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+
+    def forget(self, key: str) -> bool:
+        """Delete the record for ``key``; True if there was one."""
+        try:
+            self.path(key).unlink()
+            return True
+        except FileNotFoundError:
+            return False
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every readable record, in no particular order."""
+        if not self.root.is_dir():
+            return
+        for path in self.root.glob("??/*.json"):
+            try:
+                record = json.loads(path.read_bytes())
+            except ValueError:
+                continue
+            if isinstance(record, dict) and "key" in record:
+                yield record
+
+
+def encode(record: Mapping[str, Any]) -> bytes:
+    """A record's bytes on disk (sorted keys, UTF-8)."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
+
+
+def make_record(
+    key: str,
+    parts: Mapping[str, Any],
+    label: str,
+    response: Any,
+    *,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cost_usd: float | None,
+    batch: bool,
+    created_at: str,
+    elapsed_s: float,
+    attempts: int,
+    error: str | None = None,
+    status_code: int | None = None,
+    readable_parts: bool = False,
+) -> dict[str, Any]:
+    """A cache record: the answer (or a deterministic rejection), what it cost, when, and the
+    key parts that addressed it."""
+    return {
+        "error": error,
+        "status_code": status_code,
+        "version": CACHE_VERSION,
+        "key": key,
+        "label": label,
+        "parts": parts if readable_parts else readable(parts),
+        "response": response,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cost_usd": cost_usd,
+        "batch": batch,
+        "created_at": created_at,
+        "elapsed_s": round(elapsed_s, 4),
+        "attempts": attempts,
+    }
+
+
+def differences(cached: Any, current: Any, path: str = "") -> list[Difference]:
+    """Leaf-by-leaf differences between two readable key-part trees."""
+    if isinstance(cached, Mapping) and isinstance(current, Mapping):
+        out: list[Difference] = []
+        for k in sorted(set(cached) | set(current), key=str):
+            sub = f"{path}.{k}" if path else str(k)
+            if k not in cached:
+                out.append(Difference(sub, "<absent>", current[k]))
+            elif k not in current:
+                out.append(Difference(sub, cached[k], "<absent>"))
+            else:
+                out.extend(differences(cached[k], current[k], sub))
+        return out
+    if isinstance(cached, list) and isinstance(current, list) and len(cached) == len(current):
+        return [d for i, (a, b) in enumerate(zip(cached, current)) for d in differences(a, b, f"{path}[{i}]")]
+    return [] if cached == current else [Difference(path or "<root>", cached, current)]
+
+
+def explain(cache: RequestCache, key: str, parts: Mapping[str, Any], label: str) -> list[str]:
+    """Lines saying whether ``key`` is cached and, if not, how it differs from the nearest record.
+
+    The nearest record is one with the same label (same stage, model and riddle), else one with
+    the same provider, endpoint and model; the lines name each differing key part.
+    """
+    if cache.get(key) is not None:
+        return [f"{label}: hit ({key[:12]})"]
+    current = readable(parts)
+    same_label, same_model = [], []
+    for record in cache.records():
+        if record.get("label") == label:
+            same_label.append(record)
+        else:
+            rp = record.get("parts") or {}
+            if all(rp.get(f) == current.get(f) for f in ("provider", "endpoint", "model")):
+                same_model.append(record)
+    candidates = same_label or same_model
+    if not candidates:
+        return [f"{label}: miss ({key[:12]}): no cached request for this label or for "
+                f"{current['provider']}/{current['model']} at all"]
+    best = min(candidates, key=lambda r: (len(differences(r.get("parts"), current)), r.get("created_at", "")))
+    diffs = differences(best.get("parts"), current)
+    kind = "same label" if same_label else "same provider and model"
+    lines = [f"{label}: miss ({key[:12]}); nearest cached request ({kind}, {best['key'][:12]}, "
+             f"{best.get('created_at', '?')}) differs in {len(diffs)} part(s):"]
+    for d in diffs[:20]:
+        cached, now = _around_first_change(d.cached, d.current)
+        lines.append(f"  {d.path}: cached {cached} -> now {now}")
+    return lines
+
+
+def _around_first_change(a: Any, b: Any, context: int = 30) -> tuple[str, str]:
+    """Both values shortened; two long strings are shown around their first differing character."""
+    if isinstance(a, str) and isinstance(b, str) and max(len(a), len(b)) > 70:
+        i = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        lo = max(0, i - context)
+        return (f"@{i} ...{a[lo:i + context]!r}...", f"...{b[lo:i + context]!r}...")
+    return _short(a), _short(b)
+
+
+def _short(value: Any, width: int = 70) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."

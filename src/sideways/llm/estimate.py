@@ -1,0 +1,76 @@
+"""Requests, batches, tokens and dollars a run would cost, from planned calls. Pure code.
+
+Input tokens are estimated at 4 characters per token plus ``requests.image_tokens`` per
+image; output tokens at ``requests.expected_output_tokens`` per request (conservative for
+verdicts). Cached requests cost nothing: they will not be sent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from sideways.llm.plan import Planned
+from sideways.llm.pricing import PriceTable
+from sideways.llm.runner import Call
+from sideways.llm.settings import RequestSettings
+
+
+@dataclass(frozen=True)
+class Estimate:
+    stage: str
+    split: str
+    key: str
+    provider: str
+    backend: str
+    requests: int
+    cached: int
+    to_send: int
+    batches: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    exact: bool
+
+
+def input_tokens(call: Call, image_tokens: int) -> int:
+    """A rough count: text characters / 4, plus a flat amount per image."""
+    texts, images = 0, 0
+    for key, value in _strings(call.body):
+        if _is_image(key, value):
+            images += 1
+        else:
+            texts += len(value)
+    return math.ceil(texts / 4) + images * image_tokens
+
+
+def _strings(obj: Any, key: str = "") -> Iterable[tuple[str, str]]:
+    """Every string of a request body, with the key it sits under."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(v, k)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v, key)
+    elif isinstance(obj, str):
+        yield key, obj
+
+
+def _is_image(key: str, value: str) -> bool:
+    """A data URL (OpenAI format) or the base64 ``data`` of an Anthropic or Gemini image part."""
+    return (value.startswith("data:") and ";base64," in value[:80]) or (key == "data" and " " not in value[:64])
+
+
+def estimate(planned: Planned, is_cached: Callable[[str], bool], settings: RequestSettings,
+             prices: PriceTable) -> Estimate:
+    hit = {c.key: is_cached(c.key) for c in planned.calls}
+    misses = [c for c in {c.key: c for c in planned.calls}.values() if not hit[c.key]]
+    in_tok = sum(input_tokens(c, settings.image_tokens) for c in misses)
+    out_tok = len(misses) * settings.expected_output_tokens
+    batch = planned.backend == "batch"
+    names = (planned.spec.key, planned.spec.name)
+    cost = prices.cost(names, in_tok, out_tok, batch=batch, discount=settings.batch_discount) if misses else 0.0
+    return Estimate(planned.stage, planned.split, planned.spec.key, planned.spec.provider, planned.backend,
+                    len(planned.calls), sum(hit[c.key] for c in planned.calls), len(misses),
+                    math.ceil(len(misses) / settings.batch_size) if batch else 0, in_tok, out_tok, cost, planned.exact)

@@ -1,0 +1,44 @@
+"""The failure share check a stage runs before writing its artifact."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from sideways.errors import RequestError
+
+
+def failure_summary(df: pd.DataFrame) -> dict[str, int]:
+    """Rows per status (ok, parse_error, api_error)."""
+    return {str(k): int(v) for k, v in df["status"].value_counts().sort_index().items()}
+
+
+def check_failure_share(df: pd.DataFrame, max_share: float, what: str) -> None:
+    """Raise :class:`RequestError` if more than ``max_share`` of the rows of ``df`` failed.
+
+    A failed row has status ``parse_error`` or ``api_error``. The message names ``what`` (e.g.
+    ``predict gpt-5-1 on llm``), the counts per status and the first errors, so the stage can
+    stop without writing an artifact and the user knows what went wrong.
+    """
+    if df.empty:
+        return
+    failed = df[df["status"] != "ok"]
+    share = len(failed) / len(df)
+    if share <= max_share:
+        return
+    examples = []
+    for _, row in failed.head(3).iterrows():
+        examples.append(f"{row['riddle_id']}: {row['status']}: {str(row.get('error') or '')[:160]}")
+    raise RequestError(
+        f"{what}: {len(failed)} of {len(df)} items failed ({share:.0%} > requests.max_failure_share "
+        f"{max_share:.0%}); by status {failure_summary(df)}; first failures: " + " | ".join(examples)
+        + ". Nothing was written; answered requests are cached, so rerunning re-sends only the failed ones."
+    )
+
+
+def judged(judgments: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts a judge was actually asked for: those on predictions with status ok.
+
+    A prediction that already failed is counted against the predict stage, not the judge.
+    """
+    ok = set(predictions.loc[predictions["status"] == "ok", "riddle_id"])
+    return judgments[judgments["riddle_id"].isin(ok)]

@@ -1,0 +1,81 @@
+"""The requests a stage would send, without sending them: for the dry run and ``cache why``.
+
+Reads params.yaml and the split tables (and a model's predictions when they exist, so judge
+requests are exact; otherwise the gold answer and justification stand in for them, which is
+close enough to estimate size and cost).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sideways import paths
+from sideways.artifacts import read_table
+from sideways.backends import judge_for, predictor_for
+from sideways.backends.base import RunContext
+from sideways.backends.http_base import HttpBackend
+from sideways.errors import SidewaysError
+from sideways.llm.runner import Call
+from sideways.llm.tasks import Target
+from sideways.params import JudgeSpec, ModelSpec, Params
+from sideways.schema import PREDICTIONS, RIDDLES
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The calls of one (stage, model or judge, split)."""
+
+    stage: str
+    split: str
+    spec: ModelSpec | JudgeSpec
+    backend: str
+    target: Target | None
+    calls: tuple[Call, ...]
+    exact: bool = True
+
+
+def riddles_of(split: str, root: Path = Path(".")) -> pd.DataFrame:
+    path = root / paths.split_table(split)
+    if not path.exists():
+        raise SidewaysError(f"{path}: no split table yet; run `dvc repro split` first (it sends no request)")
+    return read_table(path, RIDDLES)
+
+
+def stand_in_predictions(riddles: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
+    """Gold answers in place of predictions not made yet (same size, so the estimate holds)."""
+    return pd.DataFrame({"riddle_id": riddles["riddle_id"], "model": model.key, "provider": model.provider,
+                         "answer": riddles["answer"], "justification": riddles["justification"], "status": "ok"})
+
+
+def plan_model(params: Params, model: ModelSpec, split: str, ctx: RunContext, root: Path = Path("."),
+               judges: bool = True) -> list[Planned]:
+    """The predict calls of ``model`` on ``split``, then the calls of each judge of its panel."""
+    riddles = riddles_of(split, root)
+    out: list[Planned] = []
+    predictor = predictor_for(model)
+    if isinstance(predictor, HttpBackend):
+        target, calls = predictor.plan_predictions(riddles, model, ctx)
+        out.append(Planned("predict", split, model, model.backend, target, tuple(calls)))
+    else:
+        out.append(Planned("predict", split, model, model.backend, None, ()))
+    if not judges:
+        return out
+    pred_path = root / paths.predictions(split, model.key)
+    exact = pred_path.exists()
+    predictions = read_table(pred_path, PREDICTIONS) if exact else stand_in_predictions(riddles, model)
+    for judge in params.jury.panel(model.provider):
+        backend = judge_for(judge)
+        if isinstance(backend, HttpBackend):
+            target, calls = backend.plan_judgments(riddles, predictions, judge, ctx)
+            out.append(Planned("judge", split, judge, judge.backend, target, tuple(calls), exact))
+        else:
+            out.append(Planned("judge", split, judge, judge.backend, None, (), exact))
+    return out
+
+
+def plan_all(params: Params, ctx: RunContext, root: Path = Path(".")) -> list[Planned]:
+    """Every predict and judge call of the configured models on every split."""
+    return [p for split in params.splits for m in params.models for p in plan_model(params, m, split, ctx, root)]

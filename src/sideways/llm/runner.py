@@ -1,0 +1,260 @@
+"""Sending requests: the cache first, then bounded concurrency, rate limit, retries, and a
+durable cache record the moment an answer arrives.
+
+:func:`run_calls` is shared by the OpenAI-compatible and the batch backends; they differ only
+in the :class:`Transport` (a direct HTTP client, or the same client inside batchling's
+``batchify`` so the request becomes one line of a provider batch). Identical requests are sent
+once. Failures never raise: each call ends as a :class:`Result` with a response or an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cached_property
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+
+import httpx
+
+from sideways.llm.cache import RequestCache, encode, key_parts, make_record, readable, request_key
+from sideways.llm.ratelimit import RpmLimiter
+from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
+from sideways.progress import bar
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to make: what it is for (``item``, ``label``) and what is sent."""
+
+    item: str
+    label: str
+    provider: str
+    model: str
+    endpoint: str
+    body: Mapping[str, Any]
+
+    @cached_property
+    def parts(self) -> dict[str, Any]:
+        return key_parts(self.provider, self.endpoint, self.model, self.body)
+
+    @cached_property
+    def key(self) -> str:
+        return request_key(self.parts)
+
+    @cached_property
+    def readable_parts(self) -> dict[str, Any]:
+        """The key parts as a cache record shows them (images as digests)."""
+        return readable(self.parts)
+
+
+@dataclass
+class Result:
+    """How a call ended: a response (fresh or cached) or an error message."""
+
+    call: Call
+    key: str
+    response: Any = None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 0
+    elapsed_s: float = 0.0
+    status_code: int | None = None
+    record: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP reply, as light as it gets (``httpx.Response`` has the same four members)."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+class Transport(Protocol):
+    async def send(self, call: Call) -> Reply | httpx.Response: ...
+
+
+Account = Callable[[Any], tuple[int | None, int | None, float | None]]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    policy: RetryPolicy = RetryPolicy()
+    concurrency: int = 16
+    rpm: float | None = None
+    timeout_s: float | None = 120.0
+    batch: bool = False
+    retry_exceptions: bool = True
+    seed: int = 0
+    desc: str = ""
+
+
+def is_deterministic_rejection(status: int | None) -> bool:
+    """A 4xx that the same request would get again (400, 404, 413, 422, ...), so it is cached.
+
+    Not 401/403/407 (fixing the key must not be defeated by the cache), nor 408/429 (transient).
+    ``sideways cache forget-errors`` drops these records to ask again.
+    """
+    return status is not None and 400 <= status < 500 and status not in (401, 403, 407, 408, 409, 425, 429)
+
+
+class TransportError(Exception):
+    """A connection-level failure a transport reports (reset, refused, dropped): retried."""
+
+
+class _Transient(Exception):
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _Permanent(Exception):
+    def __init__(self, message: str, status_code: int):
+        super().__init__(message)
+        self.status_code = status_code
+
+
+async def run_calls(
+    calls: Sequence[Call],
+    open_transport: Callable[[], contextlib.AbstractAsyncContextManager[Transport]] | None,
+    cache: RequestCache,
+    options: RunOptions,
+    account: Account,
+    redact: Callable[[str | None], str | None] = lambda s: s,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> list[Result]:
+    """One :class:`Result` per call, in order. Cached answers cost no request.
+
+    ``open_transport`` is entered only if something must be sent, so a rerun from the cache
+    opens no connection and needs no key (it may be None then). ``account``
+    turns a response into (input tokens, output tokens, USD) for the cache record.
+    """
+    by_key: dict[str, list[int]] = {}
+    for i, call in enumerate(calls):
+        by_key.setdefault(call.key, []).append(i)
+    results: list[Result | None] = [None] * len(calls)
+    todo: list[tuple[str, Call]] = []
+    for key, idx in by_key.items():
+        record = cache.get(key)
+        if record is not None:
+            for i in idx:
+                results[i] = Result(calls[i], key, record["response"], record.get("error"), cached=True,
+                                    status_code=record.get("status_code"), record=record)
+        else:
+            todo.append((key, calls[idx[0]]))
+    if not todo:
+        return [r for r in results if r is not None]
+    if open_transport is None:
+        raise RuntimeError("run_calls: requests to send but no transport")
+
+    progress = bar(total=len(calls), desc=options.desc)
+    progress.update(len(calls) - sum(len(by_key[k]) for k, _ in todo))
+    semaphore = asyncio.Semaphore(options.concurrency)
+    limiter = RpmLimiter(options.rpm)
+    rng = random.Random(options.seed)
+
+    async def one(key: str, call: Call) -> None:
+        # The slot is held until the answer is durable: a SIGKILL can then lose at most
+        # ``concurrency`` answers (those in flight), never a backlog of unwritten ones.
+        async with semaphore:
+            result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
+            result.record = _record(key, call, result, account, options.batch)
+            if result.record is not None:
+                data = encode(result.record)
+                await asyncio.get_running_loop().run_in_executor(writer, cache.write_encoded, key, data)
+        for i in by_key[key]:
+            results[i] = Result(calls[i], key, result.response, result.error, False, result.attempts,
+                                result.elapsed_s, result.status_code, result.record)
+        progress.update(len(by_key[key]))
+
+    # Two writer threads create, fsync and rename the record files (creating a file costs
+    # ~0.1 ms on ext4: on the loop, a burst of 32 replies would delay the next requests by
+    # ~4 ms). Their time goes to system calls, which release the GIL; a pool of 32 threads
+    # measured slower, from contending for it.
+    writer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sideways-cache")
+    try:
+        async with open_transport() as transport:
+            await asyncio.gather(*(one(k, c) for k, c in todo))
+    finally:
+        writer.shutdown(wait=True)
+        progress.close()
+    return [r for r in results if r is not None]
+
+
+def _record(key: str, call: Call, result: Result, account: Account, batch: bool) -> dict[str, Any] | None:
+    """The cache record for an answer or a deterministic rejection; None for other failures."""
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if result.error is None:
+        in_tok, out_tok, cost = account(result.response)
+        return make_record(key, call.readable_parts, call.label, result.response, input_tokens=in_tok,
+                           output_tokens=out_tok, cost_usd=cost, batch=batch, created_at=now,
+                           elapsed_s=result.elapsed_s, attempts=result.attempts, readable_parts=True)
+    if is_deterministic_rejection(result.status_code):
+        return make_record(key, call.readable_parts, call.label, None, input_tokens=None, output_tokens=None,
+                           cost_usd=None, batch=batch, created_at=now, elapsed_s=result.elapsed_s,
+                           attempts=result.attempts, error=result.error, status_code=result.status_code,
+                           readable_parts=True)
+    return None
+
+
+async def _attempts(key, call, transport, options, limiter, rng, redact, sleep) -> Result:
+    start = time.monotonic()
+    last = "no attempt made"
+    for attempt in range(1, options.policy.max_attempts + 1):
+        await limiter.acquire()
+        try:
+            response = await _send(call, transport, options)
+            return Result(call, key, response, attempts=attempt, elapsed_s=time.monotonic() - start)
+        except _Permanent as exc:
+            return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start,
+                          status_code=exc.status_code)
+        except _Transient as exc:
+            last, retry_after = str(exc), exc.retry_after
+        except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
+            last, retry_after = f"timeout ({type(exc).__name__})", None
+        except (httpx.HTTPError, TransportError, RuntimeError, OSError) as exc:
+            if not options.retry_exceptions:
+                return Result(call, key, error=redact(_describe(exc)), attempts=attempt,
+                              elapsed_s=time.monotonic() - start)
+            last, retry_after = _describe(exc), None
+        if attempt < options.policy.max_attempts:
+            await sleep(backoff_delay(attempt, options.policy, retry_after, rng))
+    return Result(call, key, error=redact(f"gave up after {options.policy.max_attempts} attempts: {last}"),
+                  attempts=options.policy.max_attempts, elapsed_s=time.monotonic() - start)
+
+
+async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
+    if options.timeout_s:
+        async with asyncio.timeout(options.timeout_s):
+            response = await transport.send(call)
+    else:
+        response = await transport.send(call)
+    status = response.status_code
+    if 200 <= status < 300:
+        try:
+            return response.json()
+        except ValueError:
+            raise _Transient(f"HTTP {status} with a malformed body: {response.text[:200]!r}") from None
+    message = f"HTTP {status}: {response.text[:300]}"
+    if is_retryable_status(status, options.policy):
+        raise _Transient(message, parse_retry_after(response.headers.get("retry-after")))
+    raise _Permanent(message, status)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:400]

@@ -1,0 +1,181 @@
+"""Predict and judge as requests: build the :class:`~sideways.llm.runner.Call` list for a
+model or a judge, and turn :class:`~sideways.llm.runner.Result` lists into schema rows.
+
+Pure code shared by the HTTP backends, the dry run and ``sideways cache why``: they all see
+exactly the requests a stage would send.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from sideways.llm.formats import Generation, WireFormat
+from sideways.llm.parsing import PREDICTION_SCHEMA, VERDICT_SCHEMA, parse_prediction, parse_verdict
+from sideways.llm.pricing import PriceTable
+from sideways.llm.prompts import Templates, judge_prompt, prediction_prompt
+from sideways.llm.runner import Call, Result
+from sideways.params import JudgeSpec, ModelSpec
+from sideways.schema import JUDGMENTS, PREDICTIONS
+
+RAW_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a model or judge is reached and how it is asked (resolved from its params entry)."""
+
+    key: str
+    provider: str
+    name: str
+    fmt: WireFormat
+    gen: Generation
+    batch: bool
+
+    @property
+    def price_names(self) -> tuple[str, str]:
+        return (self.key, self.name)
+
+
+def prediction_calls(riddles: pd.DataFrame, model: ModelSpec, target: Target, templates: Templates) -> list[Call]:
+    """One call per riddle, in table order."""
+    gen = Generation(target.gen.max_tokens, target.gen.temperature, PREDICTION_SCHEMA, "riddle_answer")
+    calls = []
+    for riddle in riddles.to_dict("records"):
+        prompt = prediction_prompt(riddle, model.n_hints, templates)
+        calls.append(Call(str(riddle["riddle_id"]), f"predict/{model.key}/{riddle['riddle_id']}", target.provider,
+                          target.name, target.fmt.endpoint(target.name), target.fmt.body(target.name, prompt, gen)))
+    return calls
+
+
+def gradable(prediction: Mapping[str, Any]) -> bool:
+    """Only predictions with status ok are sent to a judge (see :func:`judgment_rows`)."""
+    return prediction.get("status") == "ok"
+
+
+def judgment_calls(
+    riddles: pd.DataFrame, predictions: pd.DataFrame, judge: JudgeSpec, target: Target, templates: Templates
+) -> list[Call]:
+    """One call per gradable prediction, in table order."""
+    gen = Generation(target.gen.max_tokens, target.gen.temperature, VERDICT_SCHEMA, "verdict")
+    by_id = {str(r["riddle_id"]): r for r in riddles.to_dict("records")}
+    calls = []
+    for pred in predictions.to_dict("records"):
+        if not gradable(pred):
+            continue
+        riddle = by_id[str(pred["riddle_id"])]
+        prompt = judge_prompt(riddle, pred, templates)
+        calls.append(Call(str(pred["riddle_id"]), f"judge/{judge.key}/{pred['model']}/{pred['riddle_id']}",
+                          target.provider, target.name, target.fmt.endpoint(target.name),
+                          target.fmt.body(target.name, prompt, gen)))
+    return calls
+
+
+def _usage(result: Result, target: Target, prices: PriceTable, discount: float) -> dict[str, Any]:
+    decoded = target.fmt.decode(result.response) if result.error is None else None
+    in_tok = decoded.input_tokens if decoded else None
+    out_tok = decoded.output_tokens if decoded else None
+    batch = bool(result.record.get("batch")) if result.record else target.batch
+    return {
+        "request_hash": result.key,
+        "input_tokens": in_tok,
+        "output_tokens": out_tok,
+        "cost_usd": prices.cost(target.price_names, in_tok, out_tok, batch=batch, discount=discount),
+    }
+
+
+def account(target: Target, prices: PriceTable, discount: float):
+    """The runner's accounting callback: (input tokens, output tokens, USD) of a response."""
+
+    def _account(response: Any) -> tuple[int | None, int | None, float | None]:
+        d = target.fmt.decode(response)
+        return d.input_tokens, d.output_tokens, prices.cost(target.price_names, d.input_tokens, d.output_tokens,
+                                                            batch=target.batch, discount=discount)
+
+    return _account
+
+
+def _raw(result: Result, text: str | None, redact) -> str | None:
+    if text is not None:
+        return redact(text[:RAW_LIMIT])
+    if result.response is not None:
+        return redact(json.dumps(result.response, ensure_ascii=False)[:RAW_LIMIT])
+    return None
+
+
+def prediction_rows(
+    riddles: pd.DataFrame, results: Sequence[Result], model: ModelSpec, target: Target,
+    prices: PriceTable, discount: float, redact=lambda s: s,
+) -> pd.DataFrame:
+    """One PREDICTIONS row per riddle (results must be in riddle order)."""
+    rows = []
+    for riddle_id, result in zip(riddles["riddle_id"], results, strict=True):
+        row = {"riddle_id": str(riddle_id), "model": model.key, "provider": model.provider,
+               "model_name": model.name, "n_hints": model.n_hints, **_usage(result, target, prices, discount)}
+        if result.error is not None:
+            rows.append({**row, "answer": None, "justification": None, "raw": None, "status": "api_error",
+                         "error": result.error})
+            continue
+        decoded = target.fmt.decode(result.response)
+        if decoded.error is not None:
+            rows.append({**row, "answer": None, "justification": None, "raw": _raw(result, None, redact),
+                         "status": "parse_error", "error": redact(decoded.error)})
+            continue
+        parsed = parse_prediction(decoded.text, decoded.truncated)
+        rows.append({**row, "answer": redact(parsed.answer), "justification": redact(parsed.justification),
+                     "raw": _raw(result, decoded.text, redact), "status": "ok" if parsed.ok else "parse_error",
+                     "error": redact(parsed.error)})
+    return pd.DataFrame(rows, columns=PREDICTIONS.names)
+
+
+def judgment_rows(
+    predictions: pd.DataFrame, results: Sequence[Result], judge: JudgeSpec, target: Target,
+    prices: PriceTable, discount: float, redact=lambda s: s,
+) -> pd.DataFrame:
+    """One JUDGMENTS row per prediction.
+
+    A prediction that could not be parsed is graded wrong on both fields without a request (its
+    answer is unusable: the model failed the riddle). A prediction with ``api_error`` is not
+    graded: its row has null verdicts and ``status=api_error`` naming the cause, so nothing is
+    dropped and the jury can tell a failed request from a wrong answer.
+    """
+    results_iter = iter(results)
+    rows = []
+    for pred in predictions.to_dict("records"):
+        row = {"riddle_id": str(pred["riddle_id"]), "model": str(pred["model"]), "judge": judge.key,
+               "judge_provider": judge.provider}
+        empty = {"request_hash": None, "input_tokens": None, "output_tokens": None, "cost_usd": None, "raw": None}
+        if not gradable(pred):
+            if pred.get("status") == "parse_error":
+                rows.append({**row, **empty, "is_answer_correct": False, "is_justification_correct": False,
+                             "both_correct": False, "status": "ok",
+                             "error": "prediction unparseable: graded wrong without a request"})
+            else:
+                rows.append({**row, **empty, "is_answer_correct": None, "is_justification_correct": None,
+                             "both_correct": None, "status": "api_error",
+                             "error": f"not graded: the prediction has status {pred.get('status')}"})
+            continue
+        result = next(results_iter)
+        usage = _usage(result, target, prices, discount)
+        if result.error is not None:
+            rows.append({**row, **usage, "raw": None, "is_answer_correct": None, "is_justification_correct": None,
+                         "both_correct": None, "status": "api_error", "error": result.error})
+            continue
+        decoded = target.fmt.decode(result.response)
+        verdict = parse_verdict(decoded.text, decoded.truncated) if decoded.error is None else None
+        if verdict is None or not verdict.ok:
+            rows.append({**row, **usage, "raw": _raw(result, decoded.text, redact), "is_answer_correct": None,
+                         "is_justification_correct": None, "both_correct": None, "status": "parse_error",
+                         "error": redact(decoded.error if verdict is None else verdict.error)})
+            continue
+        rows.append({**row, **usage, "raw": _raw(result, decoded.text, redact),
+                     "is_answer_correct": verdict.is_answer_correct,
+                     "is_justification_correct": verdict.is_justification_correct,
+                     "both_correct": bool(verdict.is_answer_correct and verdict.is_justification_correct),
+                     "status": "ok", "error": None})
+    if next(results_iter, None) is not None:
+        raise ValueError("judgment_rows: more results than gradable predictions")
+    return pd.DataFrame(rows, columns=JUDGMENTS.names)

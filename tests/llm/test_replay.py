@@ -1,0 +1,67 @@
+"""The replay backend: our layout, layton-eval's raw layout, and clear errors for missing riddles."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from sideways.backends.replay import ReplayJudge, ReplayPredictor
+from sideways.errors import ReplayError
+from sideways.params import JudgeSpec, ModelSpec
+from sideways.schema import JUDGMENTS, PREDICTIONS, conform
+
+from .conftest import context, make_riddles
+
+
+def spec(path, **o) -> ModelSpec:
+    return ModelSpec("mine", "replay", "acme", "acme-1", 0, {"path": str(path), **o})
+
+
+def test_our_layout_from_parquet_and_jsonl(tmp_path):
+    riddles = make_riddles(3)
+    table = pd.DataFrame({"riddle_id": ["R002", "R000", "R001", "X9"], "answer": ["2", "0", "1", "9"],
+                          "justification": ["b", "z", "a", "n"]})
+    table.to_parquet(tmp_path / "p.parquet")
+    table.to_json(tmp_path / "p.jsonl", orient="records", lines=True)
+    for name in ("p.parquet", "p.jsonl"):
+        df = conform(ReplayPredictor().predict(riddles, spec(tmp_path / name), context(tmp_path)), PREDICTIONS, "t")
+        assert df["riddle_id"].tolist() == ["R000", "R001", "R002"]
+        assert df["answer"].tolist() == ["0", "1", "2"] and (df["status"] == "ok").all()
+        assert df["cost_usd"].isna().all()
+
+
+def test_layton_eval_raw_layout_with_a_broken_answer(tmp_path):
+    riddles = make_riddles(2)
+    lines = [{"custom_id": "R000", "answer": json.dumps({"answer": "0", "justification": "zero"}), "model": "acme-1"},
+             {"custom_id": "R001", "answer": "not json at all", "model": "acme-1"},
+             {"custom_id": "R001", "answer": json.dumps({"answer": "7", "justification": "x"}), "model": "other"}]
+    (tmp_path / "raw.jsonl").write_text("\n".join(json.dumps(l) for l in lines))
+    df = ReplayPredictor().predict(riddles, spec(tmp_path / "raw.jsonl"), context(tmp_path))
+    assert df["status"].tolist() == ["ok", "parse_error"]
+    assert df.loc[1, "raw"] == "not json at all"
+
+
+def test_missing_riddles_are_named(tmp_path):
+    pd.DataFrame({"riddle_id": ["R000"], "answer": ["0"], "justification": ["z"]}).to_parquet(tmp_path / "p.parquet")
+    with pytest.raises(ReplayError, match=r"2 riddle\(s\).*R001, R002"):
+        ReplayPredictor().predict(make_riddles(3), spec(tmp_path / "p.parquet"), context(tmp_path))
+    with pytest.raises(ReplayError, match="not found"):
+        ReplayPredictor().predict(make_riddles(1), spec(tmp_path / "nope.jsonl"), context(tmp_path))
+
+
+def test_replayed_verdicts_in_both_layouts(tmp_path):
+    riddles = make_riddles(2)
+    preds = pd.DataFrame({"riddle_id": ["R000", "R001"], "model": ["m1", "m1"], "status": ["ok", "ok"]})
+    lines = [{"custom_id": "R000", "model": "m1", "answer": '{"is_answer_correct": true, "is_justification_correct": false}'},
+             {"custom_id": "R001", "model": "m1", "answer": '{"is_answer_correct": true, "is_justification_correct": true}'}]
+    (tmp_path / "v.jsonl").write_text("\n".join(json.dumps(l) for l in lines))
+    judge = JudgeSpec("j1", "replay", "other", "judge-1", {"path": str(tmp_path / "v.jsonl")})
+    df = conform(ReplayJudge().judge(riddles, preds, judge, context(tmp_path)), JUDGMENTS, "t")
+    assert df["both_correct"].tolist() == [False, True] and (df["status"] == "ok").all()
+    pd.DataFrame({"riddle_id": ["R000"], "model": ["m1"], "is_answer_correct": [True],
+                  "is_justification_correct": [True]}).to_parquet(tmp_path / "v.parquet")
+    judge = JudgeSpec("j1", "replay", "other", "judge-1", {"path": str(tmp_path / "v.parquet")})
+    with pytest.raises(ReplayError, match="R001"):
+        ReplayJudge().judge(riddles, preds, judge, context(tmp_path))
