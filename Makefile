@@ -25,7 +25,7 @@ env: $(STAMP)
 
 # With a default DVC remote, `--pull` restores what was already computed (and paid for) elsewhere.
 repro: $(STAMP)
-	@if [ -n "$$($(BIN)/dvc remote default 2>/dev/null)" ]; then \
+	@if $(BIN)/dvc remote default >/dev/null 2>&1; then \
 		echo "dvc repro --pull"; $(BIN)/dvc repro --pull; \
 	else \
 		echo "dvc repro"; $(BIN)/dvc repro; \
