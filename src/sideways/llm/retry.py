@@ -12,6 +12,7 @@ import email.utils
 import random
 import time
 from dataclasses import dataclass
+from datetime import timezone
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 
@@ -47,6 +48,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     if when is None:
         return None
+    if when.tzinfo is None:  # "-0000": a date in UTC with no stated zone
+        when = when.replace(tzinfo=timezone.utc)
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from fake_wiki import Serving, fixture_wiki
 
-from sideways.sources.wiki.api import ClientSettings, RateLimiter, WikiClient, WikiError, retry_after
+from sideways.llm.retry import parse_retry_after
+from sideways.sources.wiki.api import ClientSettings, RateLimiter, WikiClient, WikiError
 from sideways.sources.wiki.scrape import scrape
 
 
@@ -174,12 +175,19 @@ def test_default_settings_are_polite() -> None:
     assert ClientSettings(contact="ops@example.org").user_agent.startswith("sideways/0.1.0 (+ops@example.org) httpx/")
 
 
-def test_retry_after_forms() -> None:
+def test_retry_after_forms(monkeypatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")  # a zoneless HTTP date must still read as UTC
+    time.tzset()
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     later = (now + timedelta(seconds=30)).strftime("%a, %d %b %Y %H:%M:%S GMT")
-    assert retry_after("7") == 7.0
-    assert retry_after(later, now=now) == 30.0
-    assert retry_after("soon") is None and retry_after(None) is None
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after(later, now=now.timestamp()) == 30.0
+    assert parse_retry_after(later.replace("GMT", "-0000"), now=now.timestamp()) == 30.0  # no zone: UTC
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+    monkeypatch.delenv("TZ")
+    time.tzset()
 
 
 def test_client_waits_between_real_requests(tmp_path: Path) -> None:

@@ -8,16 +8,15 @@ exponential backoff, waiting at least as long as the server's ``Retry-After`` as
 
 from __future__ import annotations
 
-import email.utils
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 import httpx
 
 from sideways import __version__
 from sideways.errors import RiddleError
+from sideways.llm.retry import parse_retry_after
 
 DEFAULT_API = "https://layton.fandom.com/api.php"
 DEFAULT_CONTACT = ""  # no guess: the scrape stage asks for one (riddles.wiki.contact)
@@ -122,7 +121,7 @@ class WikiClient:
                         raise WikiError(f"GET {resp.request.url}: HTTP {resp.status_code}")
                     return resp
                 problem = "database lag (maxlag)" if lagged else f"HTTP {resp.status_code}"
-                wait = retry_after(resp.headers.get("Retry-After"))
+                wait = parse_retry_after(resp.headers.get("Retry-After"))
             if attempt == s.max_retries:
                 raise WikiError(f"GET {url}: still failing after {s.max_retries} retries ({problem})")
             backoff = min(s.backoff * 2**attempt, s.max_backoff)
@@ -217,22 +216,6 @@ class WikiClient:
     def download(self, url: str) -> bytes:
         """The bytes at ``url`` (a picture), through the same limiter and retries."""
         return self.get(url).content
-
-
-def retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header (delta-seconds or an HTTP date), if any."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
 
 
 def _is_maxlag(resp: httpx.Response) -> bool:
