@@ -66,3 +66,14 @@ def test_load_params_reports_bad_yaml(tmp_path):
     bad.write_text("models: [unclosed\n")
     with pytest.raises(ParamsError, match=r"params\.yaml: not valid YAML"):
         load_params(bad)
+
+
+def test_every_backend_params_accept_has_a_predictor_and_a_judge():
+    from sideways.backends import judge_for, predictor_for
+    from sideways.params import BACKENDS, JudgeSpec, ModelSpec
+
+    for name in BACKENDS:
+        assert hasattr(predictor_for(ModelSpec("m", name, "p", "m")), "predict")
+        assert hasattr(judge_for(JudgeSpec("j", name, "p", "j")), "judge")
+    with pytest.raises(ParamsError, match=r"models\.m\.backend: backend 'x' is not available"):
+        predictor_for(ModelSpec("m", "x", "p", "m"))

@@ -1,6 +1,12 @@
-"""Backends by name: ``sim`` (offline, default), ``batch``, ``openai-compatible``, ``replay``."""
+"""Backends by name: ``sim`` (offline, default), ``batch``, ``openai-compatible``, ``replay``.
+
+Each backend's module is imported only when a model or judge uses it, so the offline default
+never loads an HTTP stack.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 from sideways.backends.base import Judge, Predictor, RunContext
 from sideways.errors import ParamsError
@@ -8,44 +14,29 @@ from sideways.params import JudgeSpec, ModelSpec
 
 __all__ = ["Judge", "Predictor", "RunContext", "predictor_for", "judge_for"]
 
+# backend name -> (module, Predictor class, Judge class)
+_BACKENDS = {
+    "sim": ("sideways.backends.sim", "SimPredictor", "SimJudge"),
+    "openai-compatible": ("sideways.backends.openai_compatible", "OpenAICompatibleBackend", "OpenAICompatibleBackend"),
+    "batch": ("sideways.backends.batch", "BatchBackend", "BatchBackend"),
+    "replay": ("sideways.backends.replay", "ReplayPredictor", "ReplayJudge"),
+}
+
+
+def _make(backend: str, role: int):
+    module, *classes = _BACKENDS[backend]
+    return getattr(importlib.import_module(module), classes[role])()
+
 
 def predictor_for(model: ModelSpec) -> Predictor:
     """The Predictor for ``model.backend``."""
-    if model.backend == "sim":
-        from sideways.backends.sim import SimPredictor
-
-        return SimPredictor()
-    if model.backend == "openai-compatible":
-        from sideways.backends.openai_compatible import OpenAICompatibleBackend
-
-        return OpenAICompatibleBackend()
-    if model.backend == "batch":
-        from sideways.backends.batch import BatchBackend
-
-        return BatchBackend()
-    if model.backend == "replay":
-        from sideways.backends.replay import ReplayPredictor
-
-        return ReplayPredictor()
-    raise ParamsError(f"models.{model.key}.backend: backend {model.backend!r} is not available for predictions")
+    if model.backend not in _BACKENDS:
+        raise ParamsError(f"models.{model.key}.backend: backend {model.backend!r} is not available for predictions")
+    return _make(model.backend, 0)
 
 
 def judge_for(judge: JudgeSpec) -> Judge:
     """The Judge for ``judge.backend``."""
-    if judge.backend == "sim":
-        from sideways.backends.sim import SimJudge
-
-        return SimJudge()
-    if judge.backend == "openai-compatible":
-        from sideways.backends.openai_compatible import OpenAICompatibleBackend
-
-        return OpenAICompatibleBackend()
-    if judge.backend == "batch":
-        from sideways.backends.batch import BatchBackend
-
-        return BatchBackend()
-    if judge.backend == "replay":
-        from sideways.backends.replay import ReplayJudge
-
-        return ReplayJudge()
-    raise ParamsError(f"jury.pool.{judge.key}.backend: backend {judge.backend!r} is not available for judges")
+    if judge.backend not in _BACKENDS:
+        raise ParamsError(f"jury.pool.{judge.key}.backend: backend {judge.backend!r} is not available for judges")
+    return _make(judge.backend, 1)
