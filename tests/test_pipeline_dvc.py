@@ -8,102 +8,26 @@ a stage restored from the run-cache is not executed.
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from dvc_project import commit, edit_params, executed, new_repo, repro, run
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 SMALL_MODELS = ("atlas-large", "nimbus-pro", "tide-open")
-
-
-def _env(repo: Path, home: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    # Let Python write bytecode into the copy's src/: a no-op rerun must still execute nothing.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(
-        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-        PYTHONPATH=str(repo / "src"),
-        DVC_NO_ANALYTICS="1",
-        DVC_GLOBAL_CONFIG_DIR=str(home / "dvc-global"),
-        DVC_SYSTEM_CONFIG_DIR=str(home / "dvc-system"),
-        DVC_SITE_CACHE_DIR=str(home / "dvc-site-cache"),
-        SIDEWAYS_PROGRESS="0",
-        GIT_AUTHOR_NAME="test",
-        GIT_AUTHOR_EMAIL="test@example.invalid",
-        GIT_COMMITTER_NAME="test",
-        GIT_COMMITTER_EMAIL="test@example.invalid",
-    )
-    return env
-
-
-def run(repo: Path, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run a command in ``repo`` (``dvc`` and ``python`` from this environment)."""
-    exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
-    proc = subprocess.run(
-        [exe, *cmd[1:]], cwd=repo, env=_env(repo, repo.parent / "home"), capture_output=True, text=True
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def executed(proc: subprocess.CompletedProcess) -> set[str]:
-    """The stages DVC executed (not those restored from the run-cache)."""
-    return set(re.findall(r"Running stage '([^']+)'", proc.stdout + proc.stderr))
-
-
-def repro(repo: Path, *args: str) -> set[str]:
-    return executed(run(repo, "dvc", "repro", *args))
-
-
-def edit_params(repo: Path, change) -> None:
-    path = repo / "params.yaml"
-    data = yaml.safe_load(path.read_text())
-    change(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-
-
-def commit(repo: Path, message: str) -> None:
-    run(repo, "git", "add", "-A")
-    run(repo, "git", "commit", "-qm", message)
-
-
-def copy_project(dest: Path) -> Path:
-    """Copy the files git would ship (tracked and untracked-not-ignored) into a new git repo."""
-    files = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.split("\0")
-    for name in filter(None, files):
-        src = ROOT / name
-        if src.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    (dest / ".dvc").mkdir(exist_ok=True)
-    return dest
 
 
 @pytest.fixture(scope="session")
 def baseline(tmp_path_factory) -> Path:
     """A small configuration, reproduced once and committed."""
-    repo = copy_project(tmp_path_factory.mktemp("baseline") / "repo")
-    run(repo, "git", "init", "-q", "-b", "main")
-
     def small(p):
         p["splits"] = ["llm"]
         p["models"] = {k: p["models"][k] for k in SMALL_MODELS}
         p["calibration"]["bootstrap"] = 2000
 
-    edit_params(repo, small)
-    commit(repo, "small config")
+    repo = new_repo(tmp_path_factory.mktemp("baseline") / "repo", small)
     ran = repro(repo)
     assert {f"predict@{m}-llm" for m in SMALL_MODELS} <= ran
     commit(repo, "reproduced")

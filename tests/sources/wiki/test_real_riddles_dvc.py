@@ -8,71 +8,23 @@ raw scrape and reproduces nothing, with the wiki gone.
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from fake_wiki import Serving, fixture_wiki
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/sources
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests: the DVC harness
+from dvc_project import new_repo, repro, run  # noqa: E402
 from hub_layout import write_hub_dir  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[3]
-BIN = Path(sys.executable).parent
-
-
-def run(repo: Path, *cmd: str) -> subprocess.CompletedProcess:
-    home = repo.parent / "home"
-    env = {
-        **os.environ,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": str(repo / "src"),
-        "DVC_NO_ANALYTICS": "1",
-        "DVC_GLOBAL_CONFIG_DIR": str(home / "dvc-global"),
-        "DVC_SYSTEM_CONFIG_DIR": str(home / "dvc-system"),
-        "DVC_SITE_CACHE_DIR": str(home / "dvc-site-cache"),
-        "SIDEWAYS_PROGRESS": "0",
-        "HF_HOME": str(home / "hf"),
-        "HF_DATASETS_CACHE": str(home / "hf" / "datasets"),
-        "HF_HUB_OFFLINE": "1",
-        "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-        "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-    }
-    exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python") else cmd[0]
-    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def repro(repo: Path, *args: str) -> set[str]:
-    proc = run(repo, "dvc", "repro", *args)
-    return set(re.findall(r"Running stage '([^']+)'", proc.stdout + proc.stderr))
-
 
 def project(dest: Path, riddles: dict) -> Path:
-    """The files git would ship, in a new git repo, with ``riddles`` merged into params.yaml."""
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.split("\0")
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dest / name)
-    (dest / ".dvc").mkdir(exist_ok=True)
-    params = yaml.safe_load((dest / "params.yaml").read_text())
-    params["riddles"].update(riddles)
-    (dest / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    run(dest, "git", "init", "-q", "-b", "main")
-    run(dest, "git", "add", "-A")
-    run(dest, "git", "commit", "-qm", "start")
-    return dest
+    """A committed copy of the project with ``riddles`` merged into params.yaml."""
+    return new_repo(dest, lambda p: p["riddles"].update(riddles))
 
 
 def test_hf_local_copy_through_dvc(tmp_path: Path) -> None:

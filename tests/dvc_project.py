@@ -1,0 +1,101 @@
+"""A harness for end-to-end tests: copies of this repository driven through the real DVC CLI.
+
+``copy_project`` copies the files git would ship; ``run`` runs a command there in an isolated
+environment (DVC's config and site cache, Hugging Face caches, git identity, and the copy's
+own ``src`` first on the path); ``repro`` returns the stages DVC *executed*, i.e. printed
+``Running stage '<name>'`` for (a stage restored from the run-cache is not executed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def env(repo: Path) -> dict[str, str]:
+    home = repo.parent / "home"
+    out = dict(os.environ)
+    # Let Python write bytecode into the copy's src/: a rerun on a fresh clone must still
+    # execute nothing (bytecode is dvcignored).
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
+    out.update(
+        PATH=f"{BIN}{os.pathsep}{out.get('PATH', '')}",
+        PYTHONPATH=str(repo / "src"),
+        DVC_NO_ANALYTICS="1",
+        DVC_GLOBAL_CONFIG_DIR=str(home / "dvc-global"),
+        DVC_SYSTEM_CONFIG_DIR=str(home / "dvc-system"),
+        DVC_SITE_CACHE_DIR=str(home / "dvc-site-cache"),
+        SIDEWAYS_PROGRESS="0",
+        HF_HOME=str(home / "hf"),
+        HF_DATASETS_CACHE=str(home / "hf" / "datasets"),
+        HF_HUB_OFFLINE="1",
+        GIT_AUTHOR_NAME="test",
+        GIT_AUTHOR_EMAIL="test@example.invalid",
+        GIT_COMMITTER_NAME="test",
+        GIT_COMMITTER_EMAIL="test@example.invalid",
+    )
+    return out
+
+
+def run(repo: Path, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in ``repo`` (``dvc``, ``python`` and ``sideways`` from this environment)."""
+    exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
+    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=env(repo), capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def executed(proc: subprocess.CompletedProcess) -> set[str]:
+    """The stages DVC executed (not those restored from the run-cache)."""
+    return set(re.findall(r"Running stage '([^']+)'", proc.stdout + proc.stderr))
+
+
+def repro(repo: Path, *args: str) -> set[str]:
+    return executed(run(repo, "dvc", "repro", *args))
+
+
+def edit_params(repo: Path, change: Callable[[dict], None]) -> None:
+    path = repo / "params.yaml"
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def commit(repo: Path, message: str) -> None:
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-qm", message)
+
+
+def copy_project(dest: Path) -> Path:
+    """Copy the files git would ship (tracked, and untracked but not ignored) into ``dest``."""
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    (dest / ".dvc").mkdir(exist_ok=True)
+    return dest
+
+
+def new_repo(dest: Path, change: Callable[[dict], None] | None = None) -> Path:
+    """A committed git repository holding a copy of the project, with ``change`` applied to its params."""
+    copy_project(dest)
+    if change is not None:
+        edit_params(dest, change)
+    run(dest, "git", "init", "-q", "-b", "main")
+    commit(dest, "start")
+    return dest
