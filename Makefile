@@ -64,6 +64,7 @@ bench: $(STAMP)
 screenshot: $(STAMP)
 	$(BIN)/dvc repro report
 	$(BIN)/python scripts/screenshot.py --out docs/report.png
+	$(BIN)/python scripts/screenshot.py --tabs --out docs/img/report
 
 clean-env:
 	rm -rf $(VENV)
