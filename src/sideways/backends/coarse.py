@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from sideways.artifacts.schema import TableSchema
 
 
+NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
+
+
 @dataclass(frozen=True)
 class JobFiles:
     """The three files of one job: its table, the answers behind it, and what it cost."""
@@ -91,7 +94,8 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
 
 def run_stage(stage: str, jobs: Sequence[Job[Result]], folders: Sequence[Path]) -> list[Result]:
     """Run ``jobs``, then write every file (atomically), remove any other file under ``folders``
-    (the stage owns them: a removed model's files go), and say how many jobs were reused."""
+    (the stage owns them: a removed model's files go), and say how many jobs were reused and
+    which ran."""
     results = run_jobs(jobs)
     keep = set()
     for r in results:
@@ -102,6 +106,7 @@ def run_stage(stage: str, jobs: Sequence[Job[Result]], folders: Sequence[Path]) 
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
             if path.is_file() and path.resolve() not in keep:
                 path.unlink()
-    reused = sum(r.reused for r in results)
-    print(f"{stage}: {reused} jobs reused, {len(results) - reused} ran", file=sys.stderr)
+    ran = [job.name for job, r in zip(jobs, results, strict=True) if not r.reused]
+    names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
+    print(f"{stage}: {len(results) - len(ran)} jobs reused, {len(ran)} ran{names}", file=sys.stderr)
     return results
