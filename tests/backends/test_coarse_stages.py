@@ -155,3 +155,25 @@ def test_the_code_digest_covers_the_stages_code_and_templates_and_nothing_else(t
         fh.write("\n# an edit\n")
     code_digest.cache_clear()
     assert {s: code_digest(code, s) != before[s] for s in changes} == changes
+
+
+def test_the_aggregates_do_not_depend_on_the_order_of_models(tmp_path):
+    """annotate, jury and calibrate do not list `models` as a DVC param (dvc.yaml): their folder
+    deps catch every model edit, and a reordering must leave their outputs byte-identical."""
+    repo = project(tmp_path)
+    stage(repo, "predict")
+    stage(repo, "judge")
+
+    def aggregates() -> dict[str, bytes]:
+        for name in ("annotate", "jury", "calibrate"):
+            proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{name}.py"), "--split", "llm"], cwd=repo,
+                                  env=env(repo, src=ROOT / "src"), capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+        return {p: (repo / p).read_bytes() for p in ("data/annotations/llm.parquet", "data/jury/llm.parquet",
+                                                       "data/scores/llm.parquet")}
+
+    before = aggregates()
+    edit(repo, lambda p: p.update(models=dict(reversed(list(p["models"].items())))))
+    assert aggregates() == before
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    assert all("models" not in stages[s].get("params", []) for s in ("annotate", "jury", "calibrate", "exam_score"))
