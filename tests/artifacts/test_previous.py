@@ -67,3 +67,27 @@ def test_a_broken_lock_is_an_error_naming_it(tmp_path):
     (tmp_path / "dvc.lock").write_text("stages: [unclosed\n")
     with pytest.raises(SchemaError, match=r"dvc\.lock: not valid YAML"):
         recorded_md5("predict@m-llm", OUT, tmp_path / "dvc.lock")
+
+
+def test_a_file_inside_a_directory_output_is_found_through_the_dir_manifest(tmp_path):
+    """Coarse stages (issue 18) own folders: dvc.lock records the folder's ``.dir`` manifest."""
+    import json
+
+    from sideways.artifacts.previous import previous_bytes
+
+    file_md5 = cache_object(tmp_path, b'{"key": "k"}\n')
+    manifest = json.dumps([{"md5": file_md5, "relpath": "llm/m.jsonl"},
+                           {"md5": EMPTY_MD5, "relpath": "llm/empty.jsonl"}]).encode()
+    dir_md5 = hashlib.md5(manifest).hexdigest() + ".dir"
+    obj = tmp_path / ".dvc/cache/files/md5" / dir_md5[:2] / dir_md5[2:]
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    obj.write_bytes(manifest)
+    path = tmp_path / "dvc.lock"
+    path.write_text(yaml.safe_dump({"schema": "2.0", "stages": {"predict": {"cmd": "x", "outs": [
+        {"path": "data/answers/predict", "md5": dir_md5, "size": 13, "nfiles": 2}]}}}))
+    assert recorded_md5("predict", tmp_path / OUT, path) == file_md5
+    assert previous_output("predict", tmp_path / OUT, path).read_bytes() == b'{"key": "k"}\n'
+    empty = tmp_path / "data/answers/predict/llm/empty.jsonl"
+    assert previous_output("predict", empty, path) is None and previous_bytes("predict", empty, path) == b""
+    assert recorded_md5("predict", tmp_path / "data/answers/predict/llm/gone.jsonl", path) is None
+    assert recorded_md5("judge", tmp_path / OUT, path) is None

@@ -131,7 +131,7 @@ def test_a_stage_given_a_typo_prints_one_line_not_a_traceback(tmp_path, stage, e
     params = yaml.safe_load((repo / "params.yaml").read_text())
     edit(params["models"]["atlas-mini"])
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
-    proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{stage}.py"), "--model", "atlas-mini", "--split", "llm"],
+    proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{stage}.py")],
                           cwd=repo, env=env(repo, src=ROOT / "src"), capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: params.yaml: models.atlas-mini.skil") and len(proc.stderr.splitlines()) == 1

@@ -73,6 +73,23 @@ def executed(proc: subprocess.CompletedProcess) -> set[str]:
     return set(re.findall(r"Running stage '([^']+)'", proc.stdout + proc.stderr))
 
 
+def jobs_ran(proc: subprocess.CompletedProcess) -> set[str]:
+    """The jobs the coarse stages ran (not reused): ``predict@<model>-<split>`` and the like, from
+    each stage's summary line (``predict: 5 jobs reused, 1 ran: predict@m-llm``)."""
+    found: set[str] = set()
+    for names in re.findall(r"^\w+: \d+ jobs reused, \d+ ran: (.+)$", proc.stdout + proc.stderr, re.M):
+        found |= {n.strip() for n in names.split(",")}
+    return found
+
+
+def jobs_reused(proc: subprocess.CompletedProcess, stage: str) -> int:
+    """How many jobs ``stage`` reused (its summary line; an error when it did not run)."""
+    match = re.search(rf"^{stage}: (\d+) jobs reused", proc.stdout + proc.stderr, re.M)
+    if match is None:
+        raise AssertionError(f"{stage} printed no summary:\n{proc.stdout}\n{proc.stderr}")
+    return int(match.group(1))
+
+
 def repro(repo: Path, *args: str) -> set[str]:
     return executed(run(repo, "dvc", "repro", *args))
 

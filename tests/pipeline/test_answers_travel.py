@@ -16,13 +16,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers.harness import BIN, commit, env, executed, new_repo, run
+from helpers.harness import BIN, commit, env, executed, jobs_ran, new_repo, run
 from helpers.model_project import KEY
 from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
-TARGET = "judge@local-m-llm"
+TARGET = "judge"  # the coarse stage; its one job here is judge@local-m-llm
 OUTPUTS = ("data/predictions/llm/local-m.parquet", "data/judgments/llm/local-m.parquet",
            "data/answers/predict/llm/local-m.jsonl", "data/answers/judge/llm/local-m.jsonl")
 
@@ -65,7 +65,7 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         a = new_repo(tmp_path / "a" / "repo", real_model(server.base_url))
         (a / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")  # git-ignored: A's key stays on A
         run(a, "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote"))
-        assert {"predict@local-m-llm", TARGET} <= executed(as_machine(a, tmp_path / "a" / "home", "dvc", "repro",
+        assert {"predict", TARGET} <= executed(as_machine(a, tmp_path / "a" / "home", "dvc", "repro",
                                                                        TARGET))
         riddles = len(pd.read_parquet(a / "data/split/llm.parquet"))
         paid = server.fake.requests
@@ -83,11 +83,16 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         assert dry[("predict", "local-m")] == [riddles, 0, riddles, 0]
         assert dry[("judge", "judge-a")] == [riddles, 0, riddles, 0]
 
-        ran = executed(as_machine(b, home_b, "dvc", "repro", TARGET))
-        assert {"predict@local-m-llm", TARGET} <= ran
+        proc = as_machine(b, home_b, "dvc", "repro", TARGET)
+        assert {"predict", TARGET} <= executed(proc)
+        # the code is in every job's fingerprint: the jobs ran, answered from the pulled answers
+        assert {"predict@local-m-llm", "judge@local-m-llm"} <= jobs_ran(proc)
         assert server.fake.requests == paid, "machine B paid again"
         for name in OUTPUTS:
-            assert (b / name).read_bytes() == (a / name).read_bytes(), name
+            if name.endswith(".parquet"):  # same rows; the metadata's inputs fingerprint names the new code
+                pd.testing.assert_frame_equal(pd.read_parquet(b / name), pd.read_parquet(a / name))
+            else:
+                assert (b / name).read_bytes() == (a / name).read_bytes(), name
         assert len((b / "data/answers/judge/llm/local-m.jsonl").read_text().splitlines()) == 2 * riddles
 
         # the honest exception: a new judge prompt asks new questions, and the dry run says so first

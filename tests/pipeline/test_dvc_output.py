@@ -22,10 +22,8 @@ def test_metrics_are_the_leaderboards_and_curation_counts_not_per_stage_costs():
 
 def test_paid_stages_still_record_their_cost_as_an_output():
     stages = _stages()
-    for name in ("predict", "judge"):
-        assert f"metrics/cost/{name}-${{item.model}}-${{item.split}}.json" in stages[name]["outs"]
-    for name in ("exam_predict", "exam_judge"):
-        assert f"metrics/cost/{name}-${{item.model}}-exam.json" in stages[name]["outs"]
+    for name in ("predict", "judge", "exam_predict", "exam_judge"):
+        assert f"metrics/cost/{name}" in stages[name]["outs"]  # one file per job inside
 
 
 def test_only_the_interval_and_calibration_plots_are_drawn():

@@ -16,7 +16,7 @@ from sideways.testing.openai_server import Behaviour, FakeServer
 
 
 def run_stage(repo, name: str) -> None:
-    proc = subprocess.run([sys.executable, f"stages/{name}.py", "--model", "local-m", "--split", "llm"],
+    proc = subprocess.run([sys.executable, f"stages/{name}.py"],
                           cwd=repo, env=env_for(repo), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 

@@ -23,7 +23,7 @@ from sideways.testing.openai_server import Behaviour, FakeServer
 
 
 def stage(repo: Path, name: str, log: Path, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, f"stages/{name}.py", "--model", "local-m", "--split", "llm"], cwd=repo,
+    proc = subprocess.run([sys.executable, f"stages/{name}.py"], cwd=repo,
                           env=env_for(repo), capture_output=True, text=True)
     with log.open("a") as fh:
         fh.write(proc.stdout + proc.stderr)
@@ -51,7 +51,7 @@ def test_predict_and_judge_with_faults_a_kill_and_no_leak(tmp_path):
         repo = make_project(tmp_path, server.base_url)
         log = tmp_path / "stages.log"
         cache = repo / ".sideways/cache"
-        child = subprocess.Popen([sys.executable, "stages/predict.py", "--model", "local-m", "--split", "llm"],
+        child = subprocess.Popen([sys.executable, "stages/predict.py"],
                                  cwd=repo, env=env_for(repo), stdout=log.open("w"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while len(list(cache.glob("??/*.json"))) < 10:
@@ -91,9 +91,9 @@ def test_predict_and_judge_with_faults_a_kill_and_no_leak(tmp_path):
     assert max(judge_counts.values()) == 1 and len(judge_counts) == 2 * (N - 2)
     assert auths == {f"Bearer {KEY}"}  # the key did reach the server
 
-    cost = json.loads((repo / "metrics/cost/predict-local-m-llm.json").read_text())
+    cost = json.loads((repo / "metrics/cost/predict/local-m-llm.json").read_text())
     assert cost["local-m"]["rows"] == N and cost["local-m"]["cost_usd"] > 0
-    judge_cost = json.loads((repo / "metrics/cost/judge-local-m-llm.json").read_text())
+    judge_cost = json.loads((repo / "metrics/cost/judge/local-m-llm.json").read_text())
     assert set(judge_cost) == {"judge-a", "judge-b"} and judge_cost["judge-b"]["priced"] == 0
 
     leaks = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != ".env" and KEY.encode() in p.read_bytes()]
@@ -118,7 +118,7 @@ def test_dvc_repro_of_real_model_stages_leaks_no_key(tmp_path):
         for cmd in (["git", "init", "-q"], [str(BIN / "dvc"), "init", "-q"], ["git", "add", "-A"],
                     ["git", "commit", "-qm", "init"]):
             subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True)
-        targets = ["predict@local-m-llm", "judge@local-m-llm"]
+        targets = ["predict", "judge"]
         proc = subprocess.run([str(BIN / "dvc"), "repro", "-s", *targets], cwd=repo, env=env, capture_output=True,
                               text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr

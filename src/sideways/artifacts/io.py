@@ -50,21 +50,47 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
+def json_bytes(obj: Any) -> bytes:
+    """``obj`` as stable, sorted, indented JSON (same input, same bytes)."""
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
 def write_json(path: str | Path, obj: Any) -> None:
     """Write ``obj`` as stable, sorted, indented JSON (same input, same bytes)."""
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
+    atomic_write_bytes(path, json_bytes(obj))
+
+
+INPUTS_KEY = "sideways.inputs"  # the fingerprint of what a coarse stage's job read (artifacts/fingerprint.py)
+
+
+def table_bytes(df: pd.DataFrame, schema: TableSchema, source: str, inputs: str | None = None) -> bytes:
+    """``df`` validated against ``schema`` (errors name ``source``) as Parquet bytes; ``inputs``,
+    when given, is kept in the file's metadata under :data:`INPUTS_KEY`."""
+    table_df = conform(df, schema, source)
+    table = pa.Table.from_pandas(table_df, schema=schema.arrow(), preserve_index=False)
+    # "sideways.schema" is a format key of the files, not a module path: changing it changes every byte
+    metadata = {"sideways.schema": schema.name} | ({INPUTS_KEY: inputs} if inputs is not None else {})
+    table = table.replace_schema_metadata(metadata)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path) -> pd.DataFrame:
     """Validate ``df`` against ``schema`` and write it to ``path`` as Parquet, atomically."""
     table_df = conform(df, schema, str(path))
-    table = pa.Table.from_pandas(table_df, schema=schema.arrow(), preserve_index=False)
-    # "sideways.schema" is a format key of the files, not a module path: changing it changes every byte
-    table = table.replace_schema_metadata({"sideways.schema": schema.name})
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    atomic_write_bytes(path, sink.getvalue().to_pybytes())
+    atomic_write_bytes(path, table_bytes(table_df, schema, str(path)))
     return table_df
+
+
+def table_inputs(path: Path) -> str | None:
+    """The :data:`INPUTS_KEY` a table was written with (None: none, or not a readable Parquet file)."""
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowInvalid, OSError):
+        return None
+    value = metadata.get(INPUTS_KEY.encode())
+    return None if value is None else value.decode()
 
 
 def _read_arrow(path: Path, schema: TableSchema) -> pa.Table:

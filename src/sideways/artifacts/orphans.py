@@ -1,11 +1,10 @@
 """Outputs of models no longer in params.yaml (docs/design.md, "Removing a model").
 
-DVC does not delete the outputs of a stage that left dvc.yaml. A removed model's predictions and
-judgments stay in ``data/predictions/<split>/`` and ``data/judgments/<split>/``, which annotate,
-jury and calibrate depend on as directories (DVC templating cannot list one file per model in a
-deps list), so they would count in those stages' dependency hashes. The stages read only the
-models params.yaml names; :func:`orphans` lists the files left behind, and ``sideways prune``
-(run by ``make repro`` before ``dvc repro``) deletes them.
+The coarse stages own their folders (``data/predictions`` and the like are their DVC outputs):
+``dvc repro`` after a model left params.yaml reruns them, DVC deletes the folders first, and each
+stage removes any file it did not write. Files of a removed model can still be left behind when
+a stage script is run by hand on an older workspace; :func:`orphans` lists them, and
+``sideways prune`` (run by ``make repro`` before ``dvc repro``) deletes them.
 """
 
 from __future__ import annotations
@@ -30,8 +29,9 @@ def orphans(models: Iterable[str], splits: Iterable[str], root: Path = Path()) -
         for folder, suffix in folders:
             found += [f for f in (root / folder).glob(f"*{suffix}") if f.stem not in keep]
         for stage in ("predict", "judge"):
-            prefix, suffix = paths.cost(stage, split, "\0").name.split("\0")
-            for f in (root / paths.METRICS / "cost").glob(f"{prefix}*{suffix}"):
+            where = paths.cost(stage, split, "\0")
+            prefix, suffix = where.name.split("\0")
+            for f in (root / where.parent).glob(f"{prefix}*{suffix}"):
                 if f.name[len(prefix) : -len(suffix)] not in keep:
                     found.append(f)
     return sorted(found + _exam_orphans(keep, root))
@@ -47,7 +47,8 @@ def _exam_orphans(keep: set[str], root: Path) -> list[Path]:
     ]
     found = [f for folder, suffix in folders for f in (root / folder).glob(f"*{suffix}") if f.stem not in keep]
     for stage in ("exam_predict", "exam_judge"):
-        prefix, suffix = paths.cost(stage, paths.EXAM_SPLIT, "\0").name.split("\0")
-        found += [f for f in (root / paths.METRICS / "cost").glob(f"{prefix}*{suffix}")
+        where = paths.cost(stage, paths.EXAM_SPLIT, "\0")
+        prefix, suffix = where.name.split("\0")
+        found += [f for f in (root / where.parent).glob(f"{prefix}*{suffix}")
                   if f.name[len(prefix) : -len(suffix)] not in keep]
     return found

@@ -54,8 +54,9 @@ EXTRACT_COST = METRICS / "cost" / "extract.json"
 
 
 def cost(stage: str, split: str, model: str) -> Path:
-    """Tokens and USD of one predict or judge stage (``stage`` is ``predict`` or ``judge``)."""
-    return METRICS / "cost" / f"{stage}-{model}-{split}.json"
+    """Tokens and USD of one job of a paid coarse stage (``predict``, ``judge``, ``exam_predict``,
+    ``exam_judge``): one folder per stage, which is that stage's DVC output."""
+    return METRICS / "cost" / stage / f"{model}-{split}.json"
 
 
 def answers(stage: str, split: str, model: str) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import configparser
 import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,38 @@ def _parsed_stages(path: str, mtime_ns: int, length: int) -> dict[str, Any]:
 
 
 def recorded_md5(stage: str, output: Path, lock: Path = Path("dvc.lock")) -> str | None:
-    """The md5 that ``lock`` records for ``output`` of ``stage``, or None (no lock, no entry)."""
+    """The md5 that ``lock`` records for ``output`` of ``stage``, or None (no lock, no entry).
+
+    ``output`` may be a file inside a directory output (a coarse stage's ``data/predictions``):
+    the lock records the directory's ``.dir`` manifest, whose entry for the file gives its md5."""
     entry = _lock_stages(lock).get(stage) or {}
     wanted = output.resolve()
     for out in entry.get("outs") or []:  # lock paths are relative to the lock's folder
-        if (lock.parent / str(out.get("path", ""))).resolve() == wanted and isinstance(out.get("md5"), str):
-            return str(out["md5"])
+        md5, where = out.get("md5"), (lock.parent / str(out.get("path", ""))).resolve()
+        if not isinstance(md5, str):
+            continue
+        if where == wanted:
+            return md5
+        if md5.endswith(".dir") and wanted.is_relative_to(where):
+            return _manifest(md5, lock.parent).get(wanted.relative_to(where).as_posix())
     return None
+
+
+def _manifest(md5: str, root: Path) -> dict[str, str]:
+    """relpath -> md5 of a directory DVC cached ({} when this clone lacks the manifest)."""
+    path = cached_object(md5, root)
+    return {} if path is None else _manifest_file(str(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _manifest_file(name: str) -> dict[str, str]:
+    """A cached manifest's entries, read once per run (content-addressed: it never changes)."""
+    path = Path(name)
+    try:
+        entries: Any = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SchemaError(f"{path}: not a readable DVC directory manifest ({exc})") from exc
+    return {str(e["relpath"]): str(e["md5"]) for e in entries if isinstance(e, dict) and "relpath" in e}
 
 
 def cache_dir(root: Path = Path(".")) -> Path:
@@ -80,3 +106,15 @@ def previous_output(stage: str, output: Path, lock: Path = Path("dvc.lock")) -> 
     if md5 is None or md5 == EMPTY_MD5:
         return None
     return cached_object(md5, lock.parent)
+
+
+def previous_bytes(stage: str, output: Path, lock: Path = Path("dvc.lock")) -> bytes | None:
+    """The bytes ``stage`` last wrote to ``output`` (an empty file too, which DVC may not cache),
+    or None when neither the workspace nor this clone's DVC cache has them."""
+    if output.is_file():
+        return output.read_bytes()
+    md5 = recorded_md5(stage, output, lock)
+    if md5 == EMPTY_MD5:
+        return b""
+    cached = None if md5 is None else cached_object(md5, lock.parent)
+    return None if cached is None else cached.read_bytes()

@@ -13,8 +13,9 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "prune",
         help="delete predictions, judgments, answers and costs of models no longer in params.yaml",
-        description="DVC leaves the outputs of a removed model in place, where annotate, jury and "
-        "calibrate would count them; this deletes them (make repro runs it before dvc repro).",
+        description="dvc repro removes a removed model's files itself (the coarse stages own their "
+        "folders); files left by stages run by hand on an older workspace would count in annotate's, "
+        "jury's and calibrate's folder deps: this deletes them (make repro runs it before dvc repro).",
     )
     p.add_argument("--params", default="params.yaml", help="the params file naming the models to keep")
     p.add_argument("--dry-run", action="store_true", help="list the files without deleting them")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import NoReturn, overload
+from typing import TYPE_CHECKING, NoReturn, overload
 
-from tqdm.auto import tqdm
+if TYPE_CHECKING:  # tqdm costs ~65 ms to import: only a stage that shows a bar pays it
+    from tqdm import tqdm
 
 
 def enabled() -> bool:
@@ -30,4 +31,6 @@ def bar[T](
     iterable: Iterable[T] | None = None, *, total: int | None = None, desc: str = ""
 ) -> tqdm[T] | tqdm[NoReturn]:
     """A tqdm bar over ``iterable`` (or a manual one with ``total``), disabled off a terminal."""
+    from tqdm.auto import tqdm
+
     return tqdm(iterable, total=total, desc=desc, disable=not enabled(), leave=False, dynamic_ncols=True)

@@ -30,10 +30,15 @@ def read_answers(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+def answers_bytes(records: Iterable[dict[str, Any]]) -> bytes:
+    """One record per line, sorted by key: the same records give the same bytes."""
+    unique = {r["key"]: r for r in records}
+    return b"".join(encode(unique[k]) + b"\n" for k in sorted(unique))
+
+
 def write_answers(path: Path, records: Iterable[dict[str, Any]]) -> None:
     """One record per line, sorted by key (the same records give the same bytes), atomically."""
-    unique = {r["key"]: r for r in records}
-    atomic_write_bytes(path, b"".join(encode(unique[k]) + b"\n" for k in sorted(unique)))
+    atomic_write_bytes(path, answers_bytes(records))
 
 
 def restore(records: Iterable[dict[str, Any]], cache: RequestCache) -> int:

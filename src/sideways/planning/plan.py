@@ -36,8 +36,9 @@ EXTRACT = "extract"  # the extract stage (one stage, not a matrix): its split co
 
 @dataclass(frozen=True)
 class Planned:
-    """The calls of one (stage, model or judge, split); ``model`` is the model whose stage it is
-    (for a judge, the model it grades), so the stage is ``<stage>@<model>-<split>``."""
+    """The calls of one (stage, model or judge, split); ``model`` is the model whose job it is
+    (for a judge, the model it grades): the job ``<stage>@<model>-<split>`` of the coarse DVC
+    stage ``<stage>`` (docs/design.md, "Coarse stages")."""
 
     stage: str
     split: str
@@ -50,6 +51,7 @@ class Planned:
 
     @property
     def stage_name(self) -> str:
+        """The job's name, as the stage's messages, journals and cost files say it."""
         if self.stage == EXTRACT:
             return EXTRACT
         if self.split == paths.EXAM_SPLIT:  # exam stages are per model only: exam_predict@<model>
@@ -67,7 +69,7 @@ class Planned:
 def carried_keys(planned: Planned, root: Path = Path(".")) -> frozenset[str]:
     """The request keys that the stage's previous results carry (pulled or local): a rerun
     restores them before it sends anything."""
-    previous = previous_output(planned.stage_name, root / planned.answers, root / "dvc.lock")
+    previous = previous_output(planned.stage, root / planned.answers, root / "dvc.lock")
     return frozenset(r["key"] for r in read_answers(previous)) if previous else frozenset()
 
 

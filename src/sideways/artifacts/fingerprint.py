@@ -1,0 +1,61 @@
+"""The fingerprint of a coarse stage's job: a digest of every input the job reads.
+
+A coarse stage (``predict``, ``judge``, ``exam_predict``, ``exam_judge``: one DVC stage over
+every model) reruns as a whole when any model changes, and DVC deletes its outputs first. Each
+job's table carries the fingerprint of its inputs in its Parquet metadata
+(:data:`sideways.artifacts.io.INPUTS_KEY`); a job whose previous table has the same fingerprint
+is reused byte for byte instead of run (docs/design.md, "Coarse stages").
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sideways.core.errors import SchemaError
+
+CODE_PREFIXES = ("src/", "stages/")  # a stage's deps that are code or prompt templates
+
+
+def digest(*parts: Any) -> str:
+    """sha256 of ``parts`` as canonical JSON (``repr`` for what JSON cannot say, e.g. a spec)."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes; a missing file is an error naming it."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError as exc:
+        raise SchemaError(f"{path}: no such file (an input of the stage)") from exc
+
+
+def _code_files(root: Path, dep: str) -> list[Path]:
+    path = root / dep
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+
+
+@functools.lru_cache(maxsize=8)
+def code_digest(root: Path, stage: str) -> str:
+    """A digest of the code and templates ``stage`` depends on: every file of its deps under
+    ``src/`` or ``stages/`` in ``root/dvc.yaml``, the same list DVC hashes for the stage."""
+    pipeline = root / "dvc.yaml"
+    try:
+        data: Any = yaml.load(pipeline.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        deps = data["stages"][stage]["deps"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        raise SchemaError(f"{pipeline}: cannot read the deps of stage {stage!r} ({exc})") from exc
+    sha = hashlib.sha256()
+    for dep in sorted(str(d) for d in deps if str(d).startswith(CODE_PREFIXES)):
+        for path in _code_files(root, dep):
+            sha.update(path.relative_to(root).as_posix().encode() + b"\0")
+            sha.update(hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()

@@ -1,0 +1,112 @@
+"""A coarse stage's jobs: reused when their inputs did not change, written only when all succeeded.
+
+``predict``, ``judge``, ``exam_predict`` and ``exam_judge`` are one DVC stage each over every
+model (docs/design.md, "Coarse stages"). DVC reruns such a stage whenever any model changes, and
+deletes its output folders first. Each job (one model on one split) therefore looks for its
+previous files (in the workspace, else in DVC's cache through ``dvc.lock``): when its previous
+table carries the same inputs fingerprint, the three files are reused byte for byte; otherwise
+the job runs, after restoring the answers its previous results carried (nothing is paid twice).
+Nothing is written until every job succeeded.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, table_inputs
+from sideways.artifacts.previous import previous_bytes, previous_output
+from sideways.backends.fanout import Job, run_jobs
+from sideways.llm.answers import answers_bytes, restore_previous, used
+from sideways.llm.cache import RequestCache
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sideways.artifacts.schema import TableSchema
+
+
+NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
+
+
+@dataclass(frozen=True)
+class JobFiles:
+    """The three files of one job: its table, the answers behind it, and what it cost."""
+
+    table: Path
+    answers: Path
+    cost: Path
+
+
+@dataclass(frozen=True)
+class Result:
+    """The bytes of a job's three files, and whether they are its previous ones, reused."""
+
+    files: JobFiles
+    table: bytes
+    answers: bytes
+    cost: bytes
+    reused: bool
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a job that ran made: its table, its cost, and the request keys behind its rows."""
+
+    table: pd.DataFrame
+    schema: TableSchema
+    cost: dict[str, Any]
+    keys: Iterable[object]
+
+
+def previous_result(stage: str, files: JobFiles, inputs: str) -> Result | None:
+    """The job's previous files when its table was made from the same inputs, else None."""
+    table = previous_output(stage, files.table)
+    if table is None or table_inputs(table) != inputs:
+        return None
+    answers, cost = previous_bytes(stage, files.answers), previous_bytes(stage, files.cost)
+    if answers is None or cost is None:
+        return None
+    return Result(files, table.read_bytes(), answers, cost, reused=True)
+
+
+def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str, cache: RequestCache,
+             work: Callable[[], Work]) -> Job[Result]:
+    """The job ``name`` of ``stage``: its previous files if ``inputs`` match, else ``work`` run
+    after restoring the answers its previous results carried."""
+
+    def run() -> Result:
+        previous = previous_result(stage, files, inputs)
+        if previous is not None:
+            return previous
+        restored = restore_previous(stage, files.answers, cache)
+        if restored:
+            print(f"{name}: {restored} answers restored from the previous results", file=sys.stderr)
+        made = work()
+        return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
+                      answers_bytes(used(made.keys, cache)), json_bytes(made.cost), reused=False)
+
+    return Job(name, provider, run)
+
+
+def run_stage(stage: str, jobs: Sequence[Job[Result]], folders: Sequence[Path]) -> list[Result]:
+    """Run ``jobs``, then write every file (atomically), remove any other file under ``folders``
+    (the stage owns them: a removed model's files go), and say how many jobs were reused and
+    which ran."""
+    results = run_jobs(jobs)
+    keep = set()
+    for r in results:
+        for path, data in ((r.files.table, r.table), (r.files.answers, r.answers), (r.files.cost, r.cost)):
+            atomic_write_bytes(path, data)
+            keep.add(path.resolve())
+    for folder in folders:
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_file() and path.resolve() not in keep:
+                path.unlink()
+    ran = [job.name for job, r in zip(jobs, results, strict=True) if not r.reused]
+    names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
+    print(f"{stage}: {len(results) - len(ran)} jobs reused, {len(ran)} ran{names}", file=sys.stderr)
+    return results

@@ -1,0 +1,90 @@
+"""The jobs of the ``predict`` and ``judge`` stages: one model on one split each.
+
+A job is named as the per-model stage used to be (``predict@<model>-<split>``); its inputs
+fingerprint (:mod:`sideways.artifacts.fingerprint`) covers the model's params entry (and the
+jury, for judge), the seed, the split table, the predictions it grades, and the stage's code and
+prompt templates, so an unchanged job is reused (:mod:`sideways.backends.coarse`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sideways.artifacts import paths
+from sideways.artifacts.checks import require_complete
+from sideways.artifacts.fingerprint import digest, file_digest
+from sideways.artifacts.io import read_table
+from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS, RIDDLES
+from sideways.backends import judge_for, predictor_for
+from sideways.backends.base import RunContext
+from sideways.backends.coarse import JobFiles, Result, Work, paid_job
+from sideways.backends.fanout import Job
+from sideways.config.params import ModelSpec, Params
+from sideways.llm.cache import RequestCache
+from sideways.llm.failures import check_failure_share, judged
+from sideways.llm.pricing import cost_totals
+
+
+def job_files(stage: str, split: str, model: str) -> JobFiles:
+    """Where the job of ``model`` on ``split`` of ``stage`` (predict or judge) writes."""
+    table = paths.predictions(split, model) if stage == "predict" else paths.judgments(split, model)
+    return JobFiles(table, paths.answers(stage, split, model), paths.cost(stage, split, model))
+
+
+def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
+    """The fingerprint of predict@<model>-<split>."""
+    return digest("predict", model, params.seed, file_digest(paths.split_table(split)), code)
+
+
+def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
+    """The fingerprint of judge@<model>-<split>: also the jury and the predictions it grades."""
+    return digest("judge", model, params.jury, params.seed, file_digest(paths.split_table(split)),
+                  file_digest(paths.predictions(split, model.key)), code)
+
+
+def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
+                code: str) -> Job[Result]:
+    """predict@<model>-<split>: the model answers every riddle of the split."""
+    name = f"predict@{model.key}-{split}"
+
+    def work() -> Work:
+        riddles = read_table(paths.split_table(split), RIDDLES)
+        predictions = predictor_for(model).predict(riddles, model, ctx)
+        require_complete(predictions, riddles["riddle_id"], name, models=[model.key])
+        check_failure_share(predictions, params.requests.max_failure_share, name,
+                            replay=model.backend == "replay")
+        return Work(predictions.sort_values("riddle_id"), PREDICTIONS, cost_totals({name: predictions}, by="model"),
+                    predictions["request_hash"])
+
+    return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
+                    predict_inputs(params, model, split, code), cache, work)
+
+
+def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
+              code: str) -> Job[Result]:
+    """judge@<model>-<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
+    name = f"judge@{model.key}-{split}"
+
+    def work() -> Work:
+        riddles = read_table(paths.split_table(split), RIDDLES)
+        predictions = read_table(paths.predictions(split, model.key), PREDICTIONS)
+        verdicts = []
+        for j in params.jury.panel(model.provider):
+            table = judge_for(j).judge(riddles, predictions, j, ctx)
+            check_failure_share(judged(table, predictions), params.requests.max_failure_share,
+                                f"{name} (judge {j.key})", replay=j.backend == "replay")
+            verdicts.append(table)
+        table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
+        return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"])
+
+    provider = ",".join(sorted({j.provider for j in params.jury.panel(model.provider)}))
+    return paid_job("judge", name, provider, job_files("judge", split, model.key),
+                    judge_inputs(params, model, split, code), cache, work)
+
+
+def folders(stage: str, splits: tuple[str, ...]) -> list[Path]:
+    """The folders a coarse stage owns (its DVC outs): its tables, answers and costs."""
+    tables = paths.DATA / ("predictions" if stage == "predict" else "judgments")
+    return [tables, paths.DATA / "answers" / stage, paths.cost(stage, splits[0], "x").parent]

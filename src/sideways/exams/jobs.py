@@ -1,0 +1,85 @@
+"""The jobs of the ``exam_predict`` and ``exam_judge`` stages: one model each.
+
+Named as the per-model stages used to be (``exam_predict@<model>``), fingerprinted and reused
+like predict and judge (:mod:`sideways.backends.coarse`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sideways.artifacts import paths
+from sideways.artifacts.fingerprint import digest, file_digest
+from sideways.artifacts.io import read_table
+from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
+from sideways.backends.base import RunContext
+from sideways.backends.coarse import JobFiles, Result, Work, paid_job
+from sideways.backends.fanout import Job
+from sideways.config.params import ModelSpec, Params
+from sideways.exams.answer import exam_predictions
+from sideways.exams.grade import exam_grades, exam_panel
+from sideways.llm.cache import RequestCache
+from sideways.llm.failures import check_failure_share
+from sideways.llm.pricing import cost_totals
+
+
+def exam_files(stage: str, model: str) -> JobFiles:
+    """Where the job of ``model`` of ``stage`` (exam_predict or exam_judge) writes."""
+    table = paths.exam_predictions(model) if stage == "exam_predict" else paths.exam_grades(model)
+    return JobFiles(table, paths.answers(stage, paths.EXAM_SPLIT, model), paths.cost(stage, paths.EXAM_SPLIT, model))
+
+
+def exam_predict_inputs(params: Params, model: ModelSpec, code: str) -> str:
+    """The fingerprint of exam_predict@<model>."""
+    return digest("exam_predict", model, params.seed, file_digest(paths.EXAM_ITEMS), code)
+
+
+def exam_judge_inputs(params: Params, model: ModelSpec, code: str) -> str:
+    """The fingerprint of exam_judge@<model>: also the judges, the strategy and the answers graded."""
+    return digest("exam_judge", model, params.seed, params.jury.pool, params.exam.strategy, params.exam.judges,
+                  file_digest(paths.EXAM_ITEMS), file_digest(paths.exam_predictions(model.key)), code)
+
+
+def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
+                     code: str) -> Job[Result]:
+    """exam_predict@<model>: the model answers every exam question."""
+    name = f"exam_predict@{model.key}"
+
+    def work() -> Work:
+        predictions = exam_predictions(read_table(paths.EXAM_ITEMS, EXAM_ITEMS), model, ctx)
+        check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.backend == "replay")
+        return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
+                    predictions["request_hash"])
+
+    return paid_job("exam_predict", name, model.provider, exam_files("exam_predict", model.key),
+                    exam_predict_inputs(params, model, code), cache, work)
+
+
+def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
+                   code: str) -> Job[Result]:
+    """exam_judge@<model>: the model's short answers graded against the rubric."""
+    name = f"exam_judge@{model.key}"
+
+    def work() -> Work:
+        items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
+        predictions = read_table(paths.exam_predictions(model.key), EXAM_PREDICTIONS)
+        tables = []
+        for judge in exam_panel(params, model):
+            table = exam_grades(items, predictions, model, judge, params.exam.strategy, ctx)
+            check_failure_share(table, params.requests.max_failure_share, f"{name} (judge {judge.key})",
+                                replay=judge.backend == "replay")
+            tables.append(table)
+        grades = pd.concat(tables, ignore_index=True).sort_values(["item_id", "judge"])
+        return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
+
+    provider = ",".join(sorted({j.provider for j in exam_panel(params, model)})) or model.provider
+    return paid_job("exam_judge", name, provider, exam_files("exam_judge", model.key),
+                    exam_judge_inputs(params, model, code), cache, work)
+
+
+def exam_folders(stage: str) -> list[Path]:
+    """The folders an exam coarse stage owns (its DVC outs)."""
+    files = exam_files(stage, "x")
+    return [files.table.parent, files.answers.parent.parent, files.cost.parent]

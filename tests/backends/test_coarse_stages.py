@@ -1,0 +1,179 @@
+"""Coarse stages (issue 18): one stage over every model, each job reused when its inputs did not change.
+
+The stage scripts run here as DVC would run them (``python stages/predict.py``), without DVC;
+the DVC side (a rerun after DVC deleted the folders, push/pull) is in tests/pipeline.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import make_riddles
+from helpers import ROOT
+from helpers.harness import env, jobs_ran, jobs_reused
+from sideways.artifacts.fingerprint import code_digest
+from sideways.artifacts.io import table_inputs, write_table
+from sideways.artifacts.schema import RIDDLES
+from sideways.backends.coarse import JobFiles, Result, run_stage
+from sideways.backends.fanout import Job, JobsFailed
+from sideways.backends.jobs import judge_inputs, predict_inputs
+from sideways.config.params import load_params
+
+MODELS = ("atlas-large", "nimbus-pro", "tide-open")
+
+
+def project(root: Path) -> Path:
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["models"] = {k: params["models"][k] for k in MODELS}
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    for split in ("llm", "vlm"):
+        write_table(make_riddles(8, split), RIDDLES, root / f"data/split/{split}.parquet")
+    return root
+
+
+def stage(repo: Path, name: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{name}.py")], cwd=repo,
+                          env=env(repo, src=ROOT / "src"), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def files(repo: Path) -> dict[str, bytes]:
+    folders = ("data/predictions", "data/judgments", "data/answers", "metrics/cost")
+    return {str(f.relative_to(repo)): f.read_bytes() for d in folders for f in (repo / d).rglob("*") if f.is_file()}
+
+
+def edit(repo: Path, change) -> None:
+    params = yaml.safe_load((repo / "params.yaml").read_text())
+    change(params)
+    (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def test_a_rerun_reuses_every_job_and_a_changed_model_reruns_only_its_jobs(tmp_path):
+    repo = project(tmp_path)
+    first = stage(repo, "predict")
+    assert jobs_reused(first, "predict") == 0 and len(jobs_ran(first)) == 6
+    stage(repo, "judge")
+    before = files(repo)
+    assert table_inputs(repo / "data/predictions/llm/atlas-large.parquet") is not None
+    again = stage(repo, "predict")
+    assert jobs_reused(again, "predict") == 6 and jobs_ran(again) == set()
+    assert files(repo) == before
+    edit(repo, lambda p: p["models"]["nimbus-pro"].update(skill=0.2))
+    changed = stage(repo, "predict")
+    assert jobs_ran(changed) == {"predict@nimbus-pro-llm", "predict@nimbus-pro-vlm"}
+    judged = stage(repo, "judge")  # only the judgments of the predictions that changed
+    assert jobs_ran(judged) == {"judge@nimbus-pro-llm", "judge@nimbus-pro-vlm"}
+    after = files(repo)
+    assert {k: v for k, v in after.items() if "nimbus-pro" not in k} == {
+        k: v for k, v in before.items() if "nimbus-pro" not in k}
+
+
+def test_a_removed_model_leaves_no_file_behind(tmp_path):
+    repo = project(tmp_path)
+    stage(repo, "predict")
+    edit(repo, lambda p: p["models"].pop("tide-open"))
+    proc = stage(repo, "predict")
+    assert jobs_reused(proc, "predict") == 4
+    assert not [k for k in files(repo) if "tide-open" in k]
+
+
+def _result(root: Path, name: str) -> Result:
+    paths = JobFiles(root / "t" / f"{name}.parquet", root / "a" / f"{name}.jsonl", root / "c" / f"{name}.json")
+    return Result(paths, b"table", b"", b"{}\n", reused=False)
+
+
+def test_no_file_is_written_when_any_job_failed(tmp_path):
+    def broken() -> Result:
+        raise RuntimeError("HTTP 500")
+
+    jobs = [Job("predict@a-llm", "sim", lambda: _result(tmp_path, "a")), Job("predict@b-llm", "sim", broken)]
+    with pytest.raises(JobsFailed, match="predict@b-llm: HTTP 500"):
+        run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"])
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+# The fingerprint changes when any of its inputs changes: one case per input.
+INPUTS = {
+    "the model's params entry": lambda r: edit(r, lambda p: p["models"]["atlas-large"].update(skill=0.5)),
+    "the seed": lambda r: edit(r, lambda p: p.update(seed=p["seed"] + 1)),
+    "the split table": lambda r: write_table(make_riddles(9, "llm"), RIDDLES, r / "data/split/llm.parquet"),
+}
+JUDGE_INPUTS = {
+    "the jury": lambda r: edit(r, lambda p: p["jury"].update(judges=2)),
+    "the predictions graded": lambda r: (r / "data/predictions/llm/atlas-large.parquet").write_bytes(b"other"),
+}
+
+
+def _fingerprints(repo: Path, monkeypatch) -> tuple[str, str, str]:
+    """predict's and judge's fingerprints of atlas-large on llm, and predict's of another model."""
+    monkeypatch.chdir(repo)
+    params = load_params()
+    model = params.model("atlas-large")
+    return (predict_inputs(params, model, "llm", "code"), judge_inputs(params, model, "llm", "code"),
+            predict_inputs(params, params.model("nimbus-pro"), "llm", "code"))
+
+
+@pytest.mark.parametrize("change", list(INPUTS) + list(JUDGE_INPUTS))
+def test_the_fingerprint_follows_each_input(tmp_path, monkeypatch, change):
+    repo = project(tmp_path)
+    (repo / "data/predictions/llm").mkdir(parents=True)
+    (repo / "data/predictions/llm/atlas-large.parquet").write_bytes(b"predictions")
+    predict, judge, other = _fingerprints(repo, monkeypatch)
+    assert _fingerprints(repo, monkeypatch) == (predict, judge, other)  # stable
+    {**INPUTS, **JUDGE_INPUTS}[change](repo)
+    new_predict, new_judge, new_other = _fingerprints(repo, monkeypatch)
+    assert new_judge != judge
+    assert (new_predict != predict) == (change in INPUTS)
+    if change == "the model's params entry":
+        assert new_other == other  # another model's jobs keep theirs
+
+
+@pytest.mark.parametrize(("edited", "changes"), [
+    ("src/sideways/backends/sim.py", {"predict": True, "judge": True}),
+    ("src/sideways/prompts/predict_text.md", {"predict": True, "judge": False}),
+    ("src/sideways/prompts/judge.md", {"predict": False, "judge": True}),
+    ("stages/judge.py", {"predict": False, "judge": True}),
+    ("src/sideways/scoring/ranking.py", {"predict": False, "judge": False}),
+])
+def test_the_code_digest_covers_the_stages_code_and_templates_and_nothing_else(tmp_path, edited, changes):
+    code = tmp_path / "code"
+    for name in ("src", "stages"):
+        shutil.copytree(ROOT / name, code / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(ROOT / "dvc.yaml", code / "dvc.yaml")
+    before = {s: code_digest(code, s) for s in changes}
+    (code / "src/sideways/__pycache__").mkdir(exist_ok=True)
+    (code / "src/sideways/__pycache__/x.pyc").write_bytes(b"bytecode is not code")
+    assert {s: code_digest(code, s) for s in changes} == before
+    with (code / edited).open("a") as fh:
+        fh.write("\n# an edit\n")
+    code_digest.cache_clear()
+    assert {s: code_digest(code, s) != before[s] for s in changes} == changes
+
+
+def test_the_aggregates_do_not_depend_on_the_order_of_models(tmp_path):
+    """annotate, jury and calibrate do not list `models` as a DVC param (dvc.yaml): their folder
+    deps catch every model edit, and a reordering must leave their outputs byte-identical."""
+    repo = project(tmp_path)
+    stage(repo, "predict")
+    stage(repo, "judge")
+
+    def aggregates() -> dict[str, bytes]:
+        for name in ("annotate", "jury", "calibrate"):
+            proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{name}.py"), "--split", "llm"], cwd=repo,
+                                  env=env(repo, src=ROOT / "src"), capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+        return {p: (repo / p).read_bytes() for p in ("data/annotations/llm.parquet", "data/jury/llm.parquet",
+                                                       "data/scores/llm.parquet")}
+
+    before = aggregates()
+    edit(repo, lambda p: p.update(models=dict(reversed(list(p["models"].items())))))
+    assert aggregates() == before
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    assert all("models" not in stages[s].get("params", []) for s in ("annotate", "jury", "calibrate", "exam_score"))

@@ -1,0 +1,33 @@
+"""run_jobs: results in order; every job runs even when one fails, then the failures together."""
+
+from __future__ import annotations
+
+import pytest
+
+from sideways.backends.fanout import Job, JobsFailed, run_jobs
+from sideways.core.errors import SidewaysError
+
+
+def test_results_come_in_the_order_given():
+    jobs = [Job(f"predict@m{i}-llm", "sim", lambda i=i: i * i) for i in range(5)]
+    assert run_jobs(jobs) == [0, 1, 4, 9, 16]
+    assert run_jobs([]) == []
+
+
+def test_a_failed_job_does_not_stop_the_others_and_all_failures_are_named():
+    ran: list[str] = []
+
+    def job(name: str, fail: bool) -> Job[str]:
+        def run() -> str:
+            ran.append(name)
+            if fail:
+                raise RuntimeError(f"{name} broke")
+            return name
+        return Job(name, "openai", run)
+
+    with pytest.raises(JobsFailed) as caught:
+        run_jobs([job("a", True), job("b", False), job("c", True)])
+    assert ran == ["a", "b", "c"]
+    assert set(caught.value.failures) == {"a", "c"}
+    assert isinstance(caught.value, SidewaysError)
+    assert "a: a broke" in str(caught.value) and "c: c broke" in str(caught.value)
