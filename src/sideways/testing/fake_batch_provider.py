@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,7 +198,7 @@ def hosts(servers: Iterator[FakeBatchServer] | list[FakeBatchServer]) -> dict[st
     return {s.host: s.url for s in servers}
 
 
-_Send = Callable[[httpx.AsyncHTTPTransport, httpx.Request], Any]
+_Send = Callable[[httpx.AsyncHTTPTransport, httpx.Request], Coroutine[Any, Any, httpx.Response]]
 _original: list[_Send] = []
 
 
@@ -209,7 +209,7 @@ def redirect(targets: Mapping[str, str]) -> Iterator[None]:
     try:
         yield
     finally:
-        httpx.AsyncHTTPTransport.handle_async_request = _original.pop()  # type: ignore[method-assign]
+        httpx.AsyncHTTPTransport.handle_async_request = _original.pop()  # type: ignore[method-assign,assignment]
 
 
 def install(targets: Mapping[str, str]) -> None:
