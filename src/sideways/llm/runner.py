@@ -173,17 +173,14 @@ async def run_calls(
         # One worker per concurrency slot, taking the next miss when it is free (building that
         # call, its key and its cache lookup then, not all up front). A slot is busy until its
         # answer is journalled (one write(), no await): a SIGKILL loses at most the answers in flight.
-        while (item := next(pending, None)) is not None:
+        for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
-            key, call = item
             plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
             result.record = _record(key, call, result, account, options.batch)
             if result.record is not None:
                 journal.append(key, encode(result.record))
-            plan.failed += result.error is not None
-            plan.fresh[key] = result
-            plan.answered += plan.calls_per_key[key]
+            plan.settle(key, result)
             if on_fresh is not None:
                 loop.call_soon(on_fresh, result)
 
@@ -265,6 +262,12 @@ class _Plan:
         assert self.first is not None
         yield self.first
         yield from self._misses
+
+    def settle(self, key: str, result: Result) -> None:
+        """``result`` answers ``key`` (and every call of this run with the same request)."""
+        self.failed += result.error is not None
+        self.fresh[key] = result
+        self.answered += self.calls_per_key[key]
 
     def take_progress(self) -> int:
         """Calls answered (cached or fresh) since the last call: the progress bar's step."""
