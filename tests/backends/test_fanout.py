@@ -158,12 +158,13 @@ def test_status_shows_a_run_in_flight_and_its_batches(tmp_path):
     assert set(rows) == {f"predict@{key}-llm" for key, _ in MODELS}
     assert rows["predict@groq-m-llm"][1:8] == ["groq", "groq-m-model", str(N), "0", str(N), "0", "0"]
     assert "Batches not collected yet (4)" in out and "the provider is not asked now" in out
+    assert out.index("Batches not collected") > out.index("Running jobs")
     batch_rows = [line.split() for line in lines if line.strip().startswith(("openai ", "doubleword ", "groq "))
                   and "batch_" in line]
     assert {(r[0], r[2], r[4], r[-1]) for r in batch_rows} == {
         (p, f"{key}-model", servers[p].fake.dialect.running, f"predict@{key}-llm") for key, p in MODELS}
     # killed: no run is live, but the provider still holds the batches, and status says so
-    assert "Running jobs" not in after and "Batches not collected yet (4)" in after
+    assert "Running jobs" not in after and "Batches not collected yet (4)" in after and "No run is live" in after
 
 
 def status(tmp_path: Path) -> str:

@@ -25,7 +25,7 @@ from sideways.config.params import load_params
 from sideways.llm.journal import live_runs
 
 RUN_COLUMNS = ("JOB", "PROVIDER", "MODEL", "REQUESTS", "CACHED", "SENT", "ANSWERED", "FAILED", "RUNNING")
-BATCH_COLUMNS = ("PROVIDER", "BATCH", "MODEL", "REQUESTS", "STATUS", "SEEN", "AGE", "JOB")
+BATCH_COLUMNS = ("PROVIDER", "BATCH", "MODEL", "REQUESTS", "STATUS", "SINCE", "AGE", "JOB")
 
 
 def register(sub: Subparsers) -> None:
@@ -65,10 +65,13 @@ def status_text(cache: Path, now: float) -> str:
     if batches:
         if out:
             out.append("")
-        out.append(f"Batches not collected yet ({len(batches)}), from the ledger {cache / BATCHLING_DB}: STATUS is "
-                   "what the last poll found, SEEN when (the provider is not asked now)")
+        out.append(f"Batches not collected yet ({len(batches)}), from the ledger {cache / BATCHLING_DB}")
+        out.append("(STATUS: what the last poll found, SINCE: when a poll first found it; the provider is not asked "
+                   "now)")
         jobs = {(r.get("provider"), r.get("model")): r.get("job", "-") for r in runs}
         out += table(BATCH_COLUMNS, [_batch_row(b, now, jobs) for b in batches])
+        if not runs:
+            out.append("No run is live: the next run polls and collects these batches, submitting nothing again.")
     return "\n".join(out) + "\n"
 
 
