@@ -7,8 +7,10 @@ pool of 3 batch judges of other providers (Doubleword, Groq, Mistral), so every 
 panel is those k = 3 judges. Every provider is a fake on 127.0.0.1
 (:mod:`sideways.testing.fake_batch_provider`) whose batches complete L seconds after creation;
 the stages reach them through a ``sitecustomize`` on their PYTHONPATH. Then ``dvc repro`` runs
-once, from nothing, and the script prints for each M the wall time, wall / L and the batches the
-fakes created.
+once, from nothing, and the script prints for each M the wall time, wall / L, the batches the
+fakes created, the most batches in flight at one moment, and the rounds (a round starts when a
+batch is created while none is in flight): wall - rounds x L is what the run spent besides
+waiting for batches (DVC, stage start-up, our code).
 
 It edits only params.yaml and runs DVC, so it measures whatever dvc.yaml layout the copy has:
 per-model stages run their batches one after another (about M x (1 + k) x L per split, plus
@@ -115,9 +117,22 @@ def measure(m: int, latency: float, keep: bool) -> dict[str, Any]:
         sys.exit(f"dvc repro failed with M={m} (copy kept in {tmp}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     if not keep:
         shutil.rmtree(tmp, ignore_errors=True)
-    overlap = max((sum(1 for o in logs if o.created_at <= b.created_at < (o.collected_at or o.completes_at))
-                   for b in logs), default=0)
-    return {"m": m, "wall": wall, "batches": batches, "most_in_flight": overlap}
+    return {"m": m, "wall": wall, "batches": batches, **waves(logs)}
+
+
+def waves(logs: list[Any]) -> dict[str, int]:
+    """The most batches in flight at one moment, and the rounds: a new round starts when a batch
+    is created while no other is in flight (so the run waited for the rounds one after another)."""
+    def end(b: Any) -> float:
+        return float(b.collected_at or b.completes_at)
+
+    most = max((sum(1 for o in logs if o.created_at <= b.created_at < end(o)) for b in logs), default=0)
+    rounds, until = 0, float("-inf")
+    for b in sorted(logs, key=lambda b: b.created_at):
+        if b.created_at >= until:
+            rounds += 1
+        until = max(until, end(b))
+    return {"most_in_flight": most, "rounds": rounds}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,12 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
     args = parser.parse_args(argv)
     print(f"L = {args.latency:g} s, k = {len(JUDGES)} batch judges per panel, splits llm and vlm", flush=True)
-    print(f"{'M':>3}  {'wall s':>8}  {'wall/L':>7}  {'batches':>7}  {'most in flight':>14}  per provider", flush=True)
+    print(f"{'M':>3}  {'wall s':>8}  {'wall/L':>7}  {'batches':>7}  {'most in flight':>14}  {'rounds':>6}  "
+          f"{'wall - rounds x L':>17}  per provider", flush=True)
     for m in (int(x) for x in args.models.split(",")):
         r = measure(m, args.latency, args.keep)
         per = ", ".join(f"{p} {n}" for p, n in r["batches"].items())
         print(f"{m:>3}  {r['wall']:>8.1f}  {r['wall'] / args.latency:>7.2f}  {sum(r['batches'].values()):>7}  "
-              f"{r['most_in_flight']:>14}  {per}", flush=True)
+              f"{r['most_in_flight']:>14}  {r['rounds']:>6}  {r['wall'] - r['rounds'] * args.latency:>17.1f}  {per}",
+              flush=True)
     return 0
 
 
