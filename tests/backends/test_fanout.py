@@ -230,3 +230,24 @@ def test_one_progress_bar_per_provider(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "openai" in err and "groq" in err and "10/10" in err and "jobs 2/2 done" in err
     assert "predict a" not in err, "a job's run must advance its provider's bar, not show its own"
+
+
+def test_batches_a_ledger_held_before_it_kept_statuses_are_not_shown_in_flight(tmp_path):
+    import sqlite3
+
+    from sideways.backends.batch import BATCHLING_DB, recorded_batches
+    from sideways.backends.batch_ledger import BEFORE, Ledger
+    from sideways.commands.status import status_text
+
+    db = tmp_path / "cache" / BATCHLING_DB
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:  # batchling's table, as an older sideways left it
+        conn.execute("CREATE TABLE request_cache (request_hash TEXT PRIMARY KEY, provider TEXT NOT NULL, "
+                     "endpoint TEXT NOT NULL, model TEXT NOT NULL, host TEXT NOT NULL, batch_id TEXT NOT NULL, "
+                     "custom_id TEXT NOT NULL, request_count INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL)")
+        conn.execute("INSERT INTO request_cache VALUES ('h1', 'openai', '/v1/chat/completions', 'gpt-x', "
+                     "'api.openai.com', 'batch_old', 'c1', 1, 1.0)")
+    assert [b.final for b in recorded_batches(db)] == [False]  # not knowable before the ledger is opened
+    Ledger(db)
+    assert [(b.batch_id, b.status, b.final) for b in recorded_batches(db)] == [("batch_old", BEFORE, True)]
+    assert status_text(tmp_path / "cache", 10.0) == f"nothing in flight (request cache {tmp_path / 'cache'})\n"

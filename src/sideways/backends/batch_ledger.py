@@ -89,6 +89,7 @@ class Ledger(RequestCacheStore):  # type: ignore[misc]
     def __init__(self, path: Path) -> None:
         super().__init__(path=path)
         with self._session() as conn:
+            conn.execute("BEGIN IMMEDIATE")  # the check and the creation below are one step for concurrent jobs
             conn.execute(FAILED_SCHEMA)
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'batch_status'").fetchone() is None:
                 conn.execute(STATUS_SCHEMA)  # batches recorded before: not known to be in flight
