@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from sideways.testing.fake_batch_provider import HOSTS_VAR, FakeBatchServer, hosts, write_sitecustomize
+from sideways.testing.openai_server import Behaviour, FakeServer
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -56,11 +57,15 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def params(base: dict[str, Any], m: int, latency: float) -> dict[str, Any]:
-    """``base`` with M OpenAI batch models and a pool of 3 batch judges of other providers."""
+def params(base: dict[str, Any], m: int, latency: float, online: int = 0, base_url: str = "") -> dict[str, Any]:
+    """``base`` with M OpenAI batch models (and ``online`` models on the fake OpenAI-compatible
+    server at ``base_url``) and a pool of 3 batch judges of other providers."""
     out = dict(base)
     out["models"] = {f"bench-{i:02d}": {"backend": "batch", "provider": "openai", "name": f"bench-model-{i:02d}",
                                         "n_hints": 0} for i in range(m)}
+    out["models"].update({f"online-{i:02d}": {"backend": "openai-compatible", "provider": "local",
+                                              "name": f"online-model-{i:02d}", "n_hints": 0, "base_url": base_url,
+                                              "concurrency": 8} for i in range(online)})
     out["jury"] = {**base["jury"], "judges": len(JUDGES),
                    "pool": {f"judge-{p}": {"backend": "batch", "provider": p, "name": f"{p}-judge"} for p in JUDGES}}
     poll = max(0.2, min(2.0, latency / 20))
@@ -95,15 +100,16 @@ def environment(repo: Path, shim: Path, targets: dict[str, str]) -> dict[str, st
     return env
 
 
-def measure(m: int, latency: float, keep: bool) -> dict[str, Any]:
+def measure(m: int, latency: float, keep: bool, online: int = 0) -> dict[str, Any]:
     """One full ``dvc repro`` with ``m`` batch models: wall seconds and batches created per provider."""
     tmp = Path(tempfile.mkdtemp(prefix=f"sideways-wall-{m}-"))
     repo = copy_project(tmp / "repo")
     base = yaml.safe_load((repo / "params.yaml").read_text())
-    edited = params(base, m, latency)
-    (repo / "params.yaml").write_text(yaml.safe_dump(edited, sort_keys=False))
-    write_labels(repo, list(edited["models"]))
     with ExitStack() as stack:
+        server = stack.enter_context(FakeServer(Behaviour(latency_s=0.05, keep_bodies=False)))
+        edited = params(base, m, latency, online, server.base_url)
+        (repo / "params.yaml").write_text(yaml.safe_dump(edited, sort_keys=False))
+        write_labels(repo, list(edited["models"]))
         servers = [stack.enter_context(FakeBatchServer(p, latency)) for p in ("openai", *JUDGES)]
         env = environment(repo, write_sitecustomize(tmp / "shim"), hosts(servers))
         for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
@@ -139,13 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--models", default="1,4,16", help="comma-separated numbers of batch models")
     parser.add_argument("--latency", type=float, default=10.0, help="seconds from a batch's creation to its completion")
+    parser.add_argument("--online", type=int, default=0,
+                        help="also this many models on a fake OpenAI-compatible server (50 ms per reply)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
     args = parser.parse_args(argv)
-    print(f"L = {args.latency:g} s, k = {len(JUDGES)} batch judges per panel, splits llm and vlm", flush=True)
+    print(f"L = {args.latency:g} s, k = {len(JUDGES)} batch judges per panel, splits llm and vlm, "
+          f"{args.online} online model(s) besides", flush=True)
     print(f"{'M':>3}  {'wall s':>8}  {'wall/L':>7}  {'batches':>7}  {'most in flight':>14}  {'rounds':>6}  "
           f"{'wall - rounds x L':>17}  per provider", flush=True)
     for m in (int(x) for x in args.models.split(",")):
-        r = measure(m, args.latency, args.keep)
+        r = measure(m, args.latency, args.keep, args.online)
         per = ", ".join(f"{p} {n}" for p, n in r["batches"].items())
         print(f"{m:>3}  {r['wall']:>8.1f}  {r['wall'] / args.latency:>7.2f}  {sum(r['batches'].values()):>7}  "
               f"{r['most_in_flight']:>14}  {r['rounds']:>6}  {r['wall'] - r['rounds'] * args.latency:>17.1f}  {per}",

@@ -151,6 +151,9 @@ class FakeBatchProvider:
                 "error": {"message": "line failed on the server", "type": "server_error"}}}}
         text = _prompt_text(line["body"])
         content, finish = _reply(text, structured="response_format" in line["body"])
+        # Each model justifies in its own words, so judges get a request per model (the same
+        # prediction from two models would be one cached judge request).
+        content = content.replace("Counted carefully", f"{line['body'].get('model', 'A model')} counted carefully")
         return {"custom_id": line["custom_id"], "response": {"status_code": 200, "body": {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 100, "completion_tokens": 20}}}}
