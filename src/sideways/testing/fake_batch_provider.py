@@ -153,7 +153,9 @@ class FakeBatchProvider:
         content, finish = _reply(text, structured="response_format" in line["body"])
         # Each model justifies in its own words, so judges get a request per model (the same
         # prediction from two models would be one cached judge request).
-        content = content.replace("Counted carefully", f"{line['body'].get('model', 'A model')} counted carefully")
+        model = line["body"].get("model", "A model")
+        content = content.replace("Counted carefully", f"{model} counted carefully").replace(
+            "A short answer in one sentence.", f"{model} gives a short answer in one sentence.")
         return {"custom_id": line["custom_id"], "response": {"status_code": 200, "body": {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 100, "completion_tokens": 20}}}}
