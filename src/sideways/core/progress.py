@@ -14,9 +14,10 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import NoReturn, Protocol, overload
+from typing import TYPE_CHECKING, NoReturn, Protocol, overload
 
-from tqdm.auto import tqdm
+if TYPE_CHECKING:  # tqdm costs ~65 ms to import: only a stage that shows a bar pays it
+    from tqdm import tqdm
 
 
 def enabled() -> bool:
@@ -39,6 +40,8 @@ def bar[T](
     iterable: Iterable[T] | None = None, *, total: int | None = None, desc: str = ""
 ) -> tqdm[T] | tqdm[NoReturn]:
     """A tqdm bar over ``iterable`` (or a manual one with ``total``), disabled off a terminal."""
+    from tqdm.auto import tqdm
+
     return tqdm(iterable, total=total, desc=desc, disable=not enabled(), leave=False, dynamic_ncols=True)
 
 
@@ -60,8 +63,7 @@ class Group:
     def __init__(self, desc: str, jobs: int) -> None:
         self.desc, self.jobs, self.ended = desc, jobs, 0
         self._lock = threading.Lock()
-        self._bar: tqdm[NoReturn] = tqdm(total=0, desc=desc, disable=not enabled(), leave=False,
-                                         dynamic_ncols=True)
+        self._bar = bar(total=0, desc=desc)
         self._postfix()
 
     def part(self, total: int) -> _Part:

@@ -92,7 +92,7 @@ def test_a_failed_provider_fails_only_its_job_and_a_rerun_submits_only_its_reque
 CHILD = """
 import json, sys
 from pathlib import Path
-from test_fanout import MODELS, predict_job
+from test_fanout_batches import MODELS, predict_job
 from sideways.backends.fanout import run_jobs
 tmp = Path(sys.argv[1])
 results = run_jobs([predict_job(key, provider, tmp) for key, provider in MODELS])
