@@ -61,9 +61,8 @@ def failure_summary(failures: dict[str, BaseException], total: int | None = None
     lines = [f"{len(failures)}{of} job(s) failed; every other job ran to its end and its answers are cached, "
              "so a rerun sends only what failed:"]
     for name, exc in failures.items():
-        text = str(exc) or type(exc).__name__
-        kind = "" if isinstance(exc, SidewaysError) else f"{type(exc).__name__}: "
-        lines.append(f"  {name}: {kind}{text}")
+        kind = "" if isinstance(exc, SidewaysError) else f" ({type(exc).__name__})"
+        lines.append(f"  {name}: {str(exc) or type(exc).__name__}{kind}")
     return "\n".join(lines)
 
 
