@@ -63,18 +63,21 @@ class Group:
     def __init__(self, desc: str, jobs: int) -> None:
         self.desc, self.jobs, self.ended = desc, jobs, 0
         self._lock = threading.Lock()
-        self._bar = bar(total=0, desc=desc)
-        self._postfix()
+        self._bar: tqdm[NoReturn] | None = None  # made by the first run that sends something
 
     def part(self, total: int) -> _Part:
         with self._lock:
+            if self._bar is None:
+                self._bar = bar(total=0, desc=self.desc)
+                self._postfix()
             self._bar.total = (self._bar.total or 0) + total
             self._bar.refresh()
         return _Part(self)
 
     def advance(self, n: float) -> None:
         with self._lock:
-            self._bar.update(n)
+            if self._bar is not None:
+                self._bar.update(n)
 
     def job_ended(self) -> None:
         with self._lock:
@@ -82,10 +85,13 @@ class Group:
             self._postfix()
 
     def _postfix(self) -> None:
-        self._bar.set_postfix_str(f"jobs {self.ended}/{self.jobs} done", refresh=True)
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"jobs {self.ended}/{self.jobs} done", refresh=True)
 
     def close(self) -> None:
-        self._bar.close()
+        with self._lock:
+            if self._bar is not None:
+                self._bar.close()
 
 
 class _Part:
