@@ -251,3 +251,21 @@ def test_batches_a_ledger_held_before_it_kept_statuses_are_not_shown_in_flight(t
     Ledger(db)
     assert [(b.batch_id, b.status, b.final) for b in recorded_batches(db)] == [("batch_old", BEFORE, True)]
     assert status_text(tmp_path / "cache", 10.0) == f"nothing in flight (request cache {tmp_path / 'cache'})\n"
+
+
+def test_a_fanout_inside_a_job_runs_with_the_outer_jobs_and_shares_their_gates():
+    from sideways.llm.ratelimit import endpoint_gate
+
+    leaves = threading.Barrier(4, timeout=5)  # fails unless the four inner jobs run at the same time
+    gates = []
+
+    def leaf() -> int:
+        gates.append(endpoint_gate("http://127.0.0.1:9/v1", 4))
+        leaves.wait()
+        return 1
+
+    def panel(name: str) -> Job[int]:
+        return Job(name, "judges", lambda: sum(run_jobs([Job(f"{name}/{j}", f"p{j}", leaf) for j in range(2)])))
+
+    assert run_jobs([panel("judge@a-llm"), panel("judge@b-llm")]) == [2, 2]
+    assert len(gates) == 4 and all(g is gates[0] for g in gates)

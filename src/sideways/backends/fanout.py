@@ -18,7 +18,9 @@ models on it declare.
 
 While they wait, each provider shows one progress bar for all its jobs
 (:class:`sideways.core.progress.Group`), and ``sideways status`` reads what each job has in
-flight. A failed job fails alone: the others run to their end, their answers are cached, and
+flight. A job may itself call :func:`run_jobs` (a judge job over its panel's judges): the inner
+jobs join the outer fan-out's bars and endpoint gates, and are in flight with everything else.
+A failed job fails alone: the others run to their end, their answers are cached, and
 :class:`JobsFailed` names every failure once they have all ended.
 """
 
@@ -76,7 +78,8 @@ def run_jobs(jobs: Sequence[Job[T]]) -> list[T]:  # noqa: UP047 - the API issue 
     if not jobs:
         return []
     outcomes: list[tuple[bool, object]] = [(False, None)] * len(jobs)
-    groups = {p: progress.Group(p, sum(j.provider == p for j in jobs)) for p in dict.fromkeys(j.provider for j in jobs)}
+    groups, made = _groups(jobs)
+    token = _active.set(groups)
     with shared_gates():
         threads = [_start(i, job, groups[job.provider], outcomes) for i, job in enumerate(jobs)]
         try:
@@ -84,13 +87,34 @@ def run_jobs(jobs: Sequence[Job[T]]) -> list[T]:  # noqa: UP047 - the API issue 
                 while thread.is_alive():  # a timeout keeps the main thread responsive to Ctrl-C
                     thread.join(0.5)
         finally:
-            for group in groups.values():
+            _active.reset(token)
+            for group in made:
                 group.close()
     failures = {job.name: cast(BaseException, value) for job, (ok, value) in zip(jobs, outcomes, strict=True)
                 if not ok}
     if failures:
         raise JobsFailed(failures, total=len(jobs))
     return [cast(T, value) for _, value in outcomes]
+
+
+# The provider bars of the outermost run_jobs: a run_jobs inside a job (a judge job fanning out
+# its panel's judges) adds its jobs to them instead of drawing bars of its own.
+_active: contextvars.ContextVar[dict[str, progress.Group] | None] = contextvars.ContextVar("sideways_groups",
+                                                                                           default=None)
+
+
+def _groups(jobs: Sequence[Job[Any]]) -> tuple[dict[str, progress.Group], list[progress.Group]]:
+    """The bar of each provider of ``jobs`` (the enclosing fan-out's when there is one), and those made here."""
+    groups = dict(_active.get() or {})
+    made = []
+    for provider in dict.fromkeys(j.provider for j in jobs):
+        count = sum(j.provider == provider for j in jobs)
+        if provider in groups:
+            groups[provider].add_jobs(count)
+        else:
+            groups[provider] = progress.Group(provider, count)
+            made.append(groups[provider])
+    return groups, made
 
 
 def _start(index: int, job: Job[Any], group: progress.Group, outcomes: list[tuple[bool, object]]) -> threading.Thread:

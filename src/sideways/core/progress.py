@@ -79,6 +79,12 @@ class Group:
             if self._bar is not None:
                 self._bar.update(n)
 
+    def add_jobs(self, n: int) -> None:
+        """``n`` more jobs share this bar (a fan-out inside one of its jobs)."""
+        with self._lock:
+            self.jobs += n
+            self._postfix()
+
     def job_ended(self) -> None:
         with self._lock:
             self.ended += 1

@@ -96,8 +96,9 @@ _gates: ContextVar[Gates | None] = ContextVar("sideways_gates", default=None)
 
 @contextlib.contextmanager
 def shared_gates() -> Iterator[Gates]:
-    """Inside, requests to one endpoint from every job share that endpoint's concurrency."""
-    gates = Gates()
+    """Inside, requests to one endpoint from every job share that endpoint's concurrency (a
+    fan-out inside a job shares the gates of the fan-out around it)."""
+    gates = _gates.get() or Gates()
     token = _gates.set(gates)
     try:
         yield gates
