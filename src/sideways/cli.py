@@ -13,13 +13,14 @@ import sys
 from sideways.commands import execute, silence_stdout
 
 COMMANDS: tuple[str, ...] = (
-    "show", "check", "leaderboard", "score", "l3score", "dry_run", "cache", "prune", "annotate", "judge_compare",
+    "show", "check", "leaderboard", "score", "l3score", "dry_run", "cache", "status", "prune", "annotate",
+    "judge_compare",
 )
 
 DESCRIPTION = """\
 sideways: a reproducible LLM/VLM riddle benchmark on DVC. `dvc repro` (or `make repro`) runs
 the pipeline; these commands read its results, check params.yaml, estimate what real models
-would cost, inspect the request cache, score layton-eval files, and grade answers with L3Score.
+would cost, inspect the request cache, say what is in flight, score layton-eval files, and grade answers with L3Score.
 """
 
 

@@ -27,7 +27,7 @@ def test_a_failed_job_does_not_stop_the_others_and_all_failures_are_named():
 
     with pytest.raises(JobsFailed) as caught:
         run_jobs([job("a", True), job("b", False), job("c", True)])
-    assert ran == ["a", "b", "c"]
+    assert sorted(ran) == ["a", "b", "c"]  # concurrent: every job ran, in any order
     assert set(caught.value.failures) == {"a", "c"}
     assert isinstance(caught.value, SidewaysError)
     assert "a: a broke" in str(caught.value) and "c: c broke" in str(caught.value)

@@ -40,3 +40,31 @@ def test_the_objects_are_thawed_when_the_block_raises():
     except ValueError:
         pass
     assert gc.get_freeze_count() == 0
+
+
+def test_blocks_in_several_threads_unfreeze_only_when_the_last_one_leaves():
+    import threading
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, int] = {}
+
+    def first() -> None:
+        with old_objects_frozen():
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(5)
+        with old_objects_frozen():
+            second_in.set()
+            first_out.wait(5)
+            seen["after the first left"] = gc.get_freeze_count()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert seen["after the first left"] > 1000, "the first block to leave unfroze under a loop still running"
+    assert gc.get_freeze_count() == 0

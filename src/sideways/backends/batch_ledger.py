@@ -41,6 +41,7 @@ import logging
 import random
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,7 @@ from batchling.core import Batcher
 from batchling.hooks import install_hooks
 from batchling.logging import setup_logging
 
+from sideways.backends.batch import STATUS_SCHEMA
 from sideways.backends.http_base import policy
 from sideways.config.requests import RequestSettings
 from sideways.llm.retry import RETRYABLE_STATUS, RetryPolicy, backoff_delay
@@ -63,6 +65,9 @@ FAILED_SCHEMA = """CREATE TABLE IF NOT EXISTS failed_batch_requests (
 
 FALLBACK = "Cache route failed; falling back to fresh batch submission"
 MAX_FAILED_BATCHES = 2  # a request goes out again once after its batch failed, not after a second failure
+BUSY_TIMEOUT_MS = 60_000  # concurrent jobs (threads, or processes) write one ledger: wait, do not fail
+_setup = threading.Lock()  # batchling's hooks and our log filter are process-wide: installed once
+BEFORE = "unknown (recorded before sideways kept batch statuses)"
 
 
 class NotResubmitted(RuntimeError):
@@ -84,18 +89,24 @@ class Ledger(RequestCacheStore):  # type: ignore[misc]
     def __init__(self, path: Path) -> None:
         super().__init__(path=path)
         with self._session() as conn:
+            conn.execute("BEGIN IMMEDIATE")  # the check and the creation below are one step for concurrent jobs
             conn.execute(FAILED_SCHEMA)
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'batch_status'").fetchone() is None:
+                conn.execute(STATUS_SCHEMA)  # batches recorded before: not known to be in flight
+                conn.execute("INSERT OR IGNORE INTO batch_status SELECT DISTINCT provider, batch_id, ?, 1, ? "
+                             "FROM request_cache", (BEFORE, time.time()))
 
     def _connect(self) -> sqlite3.Connection:
         """batchling's connections (its record of an accepted batch): a commit reaches the disk."""
         conn: sqlite3.Connection = super()._connect()
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous=FULL")
         return conn
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed (and fsynced) on success, then closed."""
-        conn = sqlite3.connect(self.path)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
         conn.execute("PRAGMA synchronous=FULL")
         try:
             with conn:
@@ -118,6 +129,12 @@ class Ledger(RequestCacheStore):  # type: ignore[misc]
                          "FROM request_cache WHERE provider = ? AND batch_id = ?",
                          (status, time.time(), provider, batch_id))
             conn.execute("DELETE FROM request_cache WHERE provider = ? AND batch_id = ?", (provider, batch_id))
+
+    def note_status(self, provider: str, batch_id: str, status: str, final: bool) -> None:
+        """The status a poll found (``sideways status`` shows it; written when it changes only)."""
+        with self._session() as conn:
+            conn.execute("INSERT OR REPLACE INTO batch_status VALUES (?, ?, ?, ?, ?)",
+                         (provider, batch_id, status, int(final), time.time()))
 
     def release(self, request_hashes: list[str]) -> None:
         """Forget requests answered with a failed line, so that the next run asks again."""
@@ -166,6 +183,7 @@ class RecordedBatcher(Batcher):  # type: ignore[misc]
         self._cache_store, self._cache_enabled, self._cache_write_enabled = ledger, True, True
         self.ledger, self.retry = ledger, retry
         self.failed: dict[tuple[str, str], str] = {}  # (provider, batch id) -> status, in this run
+        self.seen: dict[tuple[str, str], str] = {}  # (provider, batch id) -> the last status noted
         self._rng = random.Random(0)
 
     async def _enqueue_pending_request(self, *, request: Any) -> None:
@@ -180,6 +198,10 @@ class RecordedBatcher(Batcher):  # type: ignore[misc]
         """One poll (retried while transient); a batch the provider failed releases its requests."""
         snapshot = await self._poll_retrying(provider=provider, batch_id=batch_id, **kwargs)
         states = provider.batch_terminal_states
+        status = str(snapshot.status)
+        if self.seen.get((provider.name, batch_id)) != status:
+            self.seen[(provider.name, batch_id)] = status
+            self.ledger.note_status(provider.name, batch_id, status, snapshot.status in states)
         if snapshot.status in states and snapshot.status != states.SUCCESS:
             self.ledger.mark_failed(provider.name, batch_id, str(snapshot.status))
             self.failed[(provider.name, batch_id)] = str(snapshot.status)
@@ -199,11 +221,12 @@ class RecordedBatcher(Batcher):  # type: ignore[misc]
 
 def recorded_batching(db: Path, settings: RequestSettings) -> tuple[BatchingContext, RecordedBatcher]:
     """What ``batchling.batchify`` returns, over our batcher and the ledger in ``db``."""
-    setup_logging()
-    install_hooks()
-    core_log = logging.getLogger("batchling.core")
-    if not any(isinstance(f, _NoFallbackNote) for f in core_log.filters):
-        core_log.addFilter(_NoFallbackNote())
+    with _setup:  # several jobs' threads may get here at once
+        setup_logging()
+        install_hooks()
+        core_log = logging.getLogger("batchling.core")
+        if not any(isinstance(f, _NoFallbackNote) for f in core_log.filters):
+            core_log.addFilter(_NoFallbackNote())
     db.parent.mkdir(parents=True, exist_ok=True)
     batcher = RecordedBatcher(Ledger(db.resolve()), policy(settings), batch_size=settings.batch_size,
                               batch_window_seconds=settings.batch_window_s,

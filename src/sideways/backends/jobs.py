@@ -8,6 +8,7 @@ prompt templates, so an unchanged job is reused (:mod:`sideways.backends.coarse`
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -20,8 +21,8 @@ from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS, RIDDLES
 from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.backends.coarse import JobFiles, Result, Work, paid_job
-from sideways.backends.fanout import Job
-from sideways.config.params import ModelSpec, Params
+from sideways.backends.fanout import Job, run_jobs
+from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share, judged
 from sideways.llm.pricing import cost_totals
@@ -70,12 +71,16 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
     def work() -> Work:
         riddles = read_table(paths.split_table(split), RIDDLES)
         predictions = read_table(paths.predictions(split, model.key), PREDICTIONS)
-        verdicts = []
-        for j in params.jury.panel(model.provider):
+
+        def one(j: JudgeSpec) -> pd.DataFrame:
             table = judge_for(j).judge(riddles, predictions, j, ctx)
             check_failure_share(judged(table, predictions), params.requests.max_failure_share,
                                 f"{name} (judge {j.key})", replay=j.backend == "replay")
-            verdicts.append(table)
+            return table
+
+        # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)
+        verdicts = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
+                             for j in params.jury.panel(model.provider)])
         table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
         return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"])
 

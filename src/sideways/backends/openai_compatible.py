@@ -18,6 +18,7 @@ from sideways.backends.http_base import HttpBackend, Spec, policy, where
 from sideways.config.options import OpenAICompatibleOptions, expect_options
 from sideways.config.requests import RequestSettings
 from sideways.llm.formats import Generation, OpenAIChat
+from sideways.llm.ratelimit import endpoint_gate
 from sideways.llm.runner import Call, Reply, RunOptions, TransportError
 from sideways.llm.tasks import Target
 
@@ -61,8 +62,12 @@ class OpenAICompatibleBackend(HttpBackend):
         return _options(spec).api_key_env or None
 
     def run_options(self, spec: Spec, settings: RequestSettings, ctx: RunContext, n: int) -> RunOptions:
-        concurrency, rpm, timeout = _limits(_options(spec), settings)
-        return RunOptions(policy(settings), concurrency, rpm, timeout, batch=False)
+        o = _options(spec)
+        concurrency, rpm, timeout = _limits(o, settings)
+        # In a fan-out, every job's requests to one base_url share its concurrency (the smallest
+        # declared); rpm stays the model's own (providers limit rates per model).
+        gate = endpoint_gate(o.base_url.rstrip("/"), concurrency)
+        return RunOptions(policy(settings), concurrency, rpm, timeout, batch=False, gate=gate)
 
     @contextlib.asynccontextmanager
     async def transport(self, spec: Spec, target: Target, key: str | None, settings: RequestSettings,

@@ -9,13 +9,21 @@ loop stands still and every slot's next request waits (measured with ``gc.callba
 the loop look only at what the loop itself created; ``gc.unfreeze()`` puts them back after.
 Nothing is leaked: cycles among new objects are still collected, and the frozen ones are
 collected as usual once unfrozen.
+
+Several request loops may run at once, one per thread (:func:`sideways.backends.fanout.run_jobs`),
+so the freeze is counted: every entry freezes (objects made since the last freeze join the
+permanent generation), and only the last block to leave unfreezes, never while another loop runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
+
+_lock = threading.Lock()
+_inside = 0  # blocks entered and not left yet, in every thread
 
 
 @contextlib.contextmanager
@@ -25,8 +33,14 @@ def old_objects_frozen() -> Iterator[None]:
     Unfreezing also returns to the collector whatever was frozen before (CPython itself starts
     with a few hundred frozen objects): harmless, they are then collected like any others.
     """
-    gc.freeze()
+    global _inside
+    with _lock:
+        _inside += 1
+        gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                gc.unfreeze()

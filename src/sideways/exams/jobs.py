@@ -6,6 +6,7 @@ like predict and judge (:mod:`sideways.backends.coarse`).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -16,8 +17,8 @@ from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
 from sideways.backends.coarse import JobFiles, Result, Work, paid_job
-from sideways.backends.fanout import Job
-from sideways.config.params import ModelSpec, Params
+from sideways.backends.fanout import Job, run_jobs
+from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.llm.cache import RequestCache
@@ -65,12 +66,16 @@ def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: Req
     def work() -> Work:
         items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
         predictions = read_table(paths.exam_predictions(model.key), EXAM_PREDICTIONS)
-        tables = []
-        for judge in exam_panel(params, model):
+
+        def one(judge: JudgeSpec) -> pd.DataFrame:
             table = exam_grades(items, predictions, model, judge, params.exam.strategy, ctx)
             check_failure_share(table, params.requests.max_failure_share, f"{name} (judge {judge.key})",
                                 replay=judge.backend == "replay")
-            tables.append(table)
+            return table
+
+        # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)
+        tables = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
+                           for j in exam_panel(params, model)])
         grades = pd.concat(tables, ignore_index=True).sort_values(["item_id", "judge"])
         return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
 

@@ -13,6 +13,11 @@ A journal whose run died (SIGKILL, crash) is recovered by the next run over the 
 A live run holds an exclusive ``flock`` on its journal, which the kernel drops when the
 process dies however it dies; a journal that cannot be locked belongs to a live run and is
 left alone.
+
+Next to its journal a live run keeps ``<name>.status.json`` (:meth:`Journal.status`): the job
+and provider it works for, its requests, and how many it has sent, had answered and seen fail,
+rewritten at most once a second and deleted with the journal. ``sideways status`` reads them
+through :func:`live_runs`; a status file whose journal is not locked is a dead run's.
 """
 
 from __future__ import annotations
@@ -24,11 +29,15 @@ import os
 import queue
 import secrets
 import threading
+import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from sideways.llm.cache import RequestCache
 
 JOURNAL_DIR = "journal"
+STATUS_SUFFIX = ".status.json"
 
 
 _SYNC = ("", b"")  # a writer's cue to fdatasync the journal
@@ -37,11 +46,14 @@ _SYNC = ("", b"")  # a writer's cue to fdatasync the journal
 class Journal:
     """One run's journal and its record writers: :meth:`append` answers, then :meth:`close`."""
 
-    def __init__(self, cache: RequestCache, writers: int = 4):
+    def __init__(self, cache: RequestCache, writers: int = 4, about: Mapping[str, Any] | None = None):
         self.cache = cache
         folder = cache.root / JOURNAL_DIR
         folder.mkdir(parents=True, exist_ok=True)
         self.path, self._fd = _create_locked(folder)
+        self.status_path = self.path.with_suffix(STATUS_SUFFIX)
+        self._about = {**(about or {}), "pid": os.getpid(), "started_at": time.time()}
+        self._shown: tuple[int, ...] = ()
         self._queue: queue.SimpleQueue[tuple[str, bytes] | None] = queue.SimpleQueue()
         self._sync_queued = False
         self._errors: list[BaseException] = []
@@ -62,6 +74,17 @@ class Journal:
             self._queue.put(_SYNC)
         self._queue.put((key, data))
 
+    def status(self, **counts: int) -> None:
+        """Rewrite the status file when ``counts`` changed (temporary file and rename, no fsync:
+        it only says what is in flight, and dies with the run)."""
+        shown = tuple(counts.values())
+        if shown == self._shown:
+            return
+        self._shown = shown
+        tmp = self.status_path.with_name(self.status_path.name + ".tmp")
+        tmp.write_text(json.dumps({**self._about, **counts, "updated_at": time.time()}))
+        os.replace(tmp, self.status_path)
+
     def close(self) -> None:
         """Wait until every journalled answer is a durable record, then delete the journal.
 
@@ -72,6 +95,8 @@ class Journal:
         for thread in self._threads:
             thread.join()
         try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.status_path)
             if self._errors:
                 raise self._errors[0]
             os.unlink(self.path)
@@ -125,11 +150,41 @@ def recover(cache: RequestCache) -> int:
             with open(fd, "rb", closefd=False) as fh:
                 lines = fh.read().split(b"\n")
             written += _replay(cache, lines)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+            for dead in (path.with_suffix(STATUS_SUFFIX), path):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(dead)
         finally:
             os.close(fd)
     return written
+
+
+def live_runs(cache_root: Path) -> list[dict[str, Any]]:
+    """The status of every run that holds its journal's lock now, with ``journal_answers`` (answer
+    lines journalled so far) and ``journal_errors`` (of those, rejections); oldest run first."""
+    folder = cache_root / JOURNAL_DIR
+    runs = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:  # the run ended meanwhile
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                continue  # nobody holds it: a dead run's journal, recovered by the next run
+            except BlockingIOError:
+                pass
+            with open(fd, "rb", closefd=False) as fh:
+                lines = [line for line in fh.read().split(b"\n") if line.strip()]
+        finally:
+            os.close(fd)
+        try:
+            about = json.loads(path.with_suffix(STATUS_SUFFIX).read_text())
+        except (FileNotFoundError, ValueError):
+            about = {}
+        errors = sum(b'"error": null' not in line for line in lines)
+        runs.append({**about, "journal": path.name, "journal_answers": len(lines), "journal_errors": errors})
+    return sorted(runs, key=lambda r: (r.get("started_at", 0.0), r["journal"]))
 
 
 def _replay(cache: RequestCache, lines: list[bytes]) -> int:

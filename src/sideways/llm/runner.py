@@ -22,11 +22,11 @@ from typing import Any, Protocol, cast
 
 import httpx
 
-from sideways.core.progress import bar
+from sideways.core.progress import counter, current_job
 from sideways.core.retry_after import parse_retry_after
 from sideways.llm.cache import RequestCache, canonical_json, encode, key_parts, make_record, payload_key, readable
 from sideways.llm.journal import Journal, recover
-from sideways.llm.ratelimit import RpmLimiter
+from sideways.llm.ratelimit import EndpointGate, RpmLimiter
 from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status
 
 
@@ -111,6 +111,7 @@ class RunOptions:
     retry_exceptions: bool = True
     seed: int = 0
     desc: str = ""
+    gate: EndpointGate | None = None  # shared with other jobs' runs to the same endpoint (a fan-out)
 
 
 def is_deterministic_rejection(status: int | None) -> bool:
@@ -162,7 +163,7 @@ async def run_calls(
     if open_transport is None:
         raise RuntimeError("run_calls: requests to send but no transport")
 
-    progress = bar(total=len(calls), desc=options.desc)
+    progress = counter(len(calls), options.desc)
     limiter = RpmLimiter(options.rpm)
     rng = random.Random(options.seed)
     loop = asyncio.get_running_loop()
@@ -172,32 +173,50 @@ async def run_calls(
         # One worker per concurrency slot, taking the next miss when it is free (building that
         # call, its key and its cache lookup then, not all up front). A slot is busy until its
         # answer is journalled (one write(), no await): a SIGKILL loses at most the answers in flight.
-        while (item := next(pending, None)) is not None:
+        for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
-            key, call = item
+            plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
             result.record = _record(key, call, result, account, options.batch)
             if result.record is not None:
                 journal.append(key, encode(result.record))
-            plan.fresh[key] = result
-            plan.answered += plan.calls_per_key[key]
+            plan.settle(key, result)
             if on_fresh is not None:
                 loop.call_soon(on_fresh, result)
 
-    journal = Journal(cache)  # its writer threads make records (system calls: no GIL held)
+    journal = Journal(cache, about=_about(plan.first[1], options))  # writer threads make records (no GIL held)
     try:
         async with open_transport() as transport:
             workers = [asyncio.create_task(worker()) for _ in range(max(1, min(options.concurrency, len(calls))))]
+            reporter = asyncio.create_task(_report(journal, plan))
             try:
                 await asyncio.gather(*workers)
             finally:
-                for task in workers:
+                for task in [*workers, reporter]:
                     task.cancel()
     finally:
         journal.close()
         progress.update(plan.take_progress())
         progress.close()
     return plan.results()
+
+
+STATUS_EVERY_S = 1.0  # how often a run's status file (``sideways status``) may be rewritten
+
+
+def _about(first: Call, options: RunOptions) -> dict[str, Any]:
+    """Who a run works for, as its status file says: the fan-out job around it, else its own name."""
+    scope = current_job()
+    return {"job": scope.name if scope else options.desc, "provider": scope.provider if scope else first.provider,
+            "model": first.model, "desc": options.desc, "batch": options.batch}
+
+
+async def _report(journal: Journal, plan: _Plan) -> None:
+    """Keep the run's status file current (counts only change when requests move) until cancelled."""
+    while True:
+        journal.status(calls=len(plan.calls), cached=plan.done, sent=plan.sent,
+                       answered=len(plan.fresh) - plan.failed, failed=plan.failed)
+        await asyncio.sleep(STATUS_EVERY_S)
 
 
 class _Plan:
@@ -215,6 +234,8 @@ class _Plan:
         self.calls_per_key: dict[str, int] = {}
         self.done = 0  # calls answered from the cache so far
         self.answered = 0  # calls answered by this run so far
+        self.sent = 0  # distinct requests taken by a slot (sent, or queued for a batch)
+        self.failed = 0  # distinct requests that ended with an error in this run
         self._shown = 0
         self._misses = self._scan()
         self.first = next(self._misses, None)
@@ -241,6 +262,12 @@ class _Plan:
         assert self.first is not None
         yield self.first
         yield from self._misses
+
+    def settle(self, key: str, result: Result) -> None:
+        """``result`` answers ``key`` (and every call of this run with the same request)."""
+        self.failed += result.error is not None
+        self.fresh[key] = result
+        self.answered += self.calls_per_key[key]
 
     def take_progress(self) -> int:
         """Calls answered (cached or fresh) since the last call: the progress bar's step."""
@@ -289,7 +316,7 @@ async def _attempts(
     for attempt in range(1, options.policy.max_attempts + 1):
         await limiter.acquire()
         try:
-            response = await _send(call, transport, options)
+            response = await _gated_send(call, transport, options)
             return Result(call, key, response, attempts=attempt, elapsed_s=time.monotonic() - start)
         except _Permanent as exc:
             return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start,
@@ -307,6 +334,17 @@ async def _attempts(
             await sleep(backoff_delay(attempt, options.policy, retry_after, rng))
     return Result(call, key, error=redact(f"gave up after {options.policy.max_attempts} attempts: {last}"),
                   attempts=options.policy.max_attempts, elapsed_s=time.monotonic() - start)
+
+
+async def _gated_send(call: Call, transport: Transport, options: RunOptions) -> Any:
+    """:func:`_send` holding one of the endpoint's shared slots, when there is a gate."""
+    if options.gate is None:
+        return await _send(call, transport, options)
+    await options.gate.acquire()
+    try:
+        return await _send(call, transport, options)
+    finally:
+        options.gate.release()
 
 
 async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
