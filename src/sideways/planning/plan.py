@@ -54,7 +54,7 @@ class Planned:
         """The job's name, as the stage's messages, journals and cost files say it."""
         if self.stage == EXTRACT:
             return EXTRACT
-        if self.split == paths.EXAM_SPLIT:  # exam stages are per model only: exam_predict@<model>
+        if self.split == paths.EXAM_SPLIT:  # exam jobs are per model only: exam_predict@<model>
             return f"{self.stage}@{self.model or self.spec.key}"
         return f"{self.stage}@{self.model or self.spec.key}-{self.split}"
 
@@ -69,7 +69,7 @@ class Planned:
 def carried_keys(planned: Planned, root: Path = Path(".")) -> frozenset[str]:
     """The request keys that the stage's previous results carry (pulled or local): a rerun
     restores them before it sends anything."""
-    previous = previous_output(planned.stage, root / planned.answers, root / "dvc.lock")
+    previous = previous_output(paths.dvc_stage(planned.stage), root / planned.answers, root / "dvc.lock")
     return frozenset(r["key"] for r in read_answers(previous)) if previous else frozenset()
 
 
