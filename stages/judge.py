@@ -1,7 +1,10 @@
-"""judge: each model's panel (docs/method.md §2) grades its predictions, one job per model and split.
+"""judge: each model's panel (docs/method.md §2) grades its predictions, and its exam answers.
 
-One DVC stage over every model (docs/design.md, "Coarse stages"); like predict, an unchanged job
-is reused and a job that runs restores its previous answers first (docs/design.md, "Answers travel").
+One DVC stage over every model (docs/design.md, "Coarse stages"): one job per model and split
+(judge@<model>-<split>) and one per model for the exam's short answers (exam_judge@<model>: the
+first exam.judges of jury.pool of another provider, with the exam.strategy prompt; multiple
+choice needs no judge), all in flight at once (docs/design.md, "Every batch in flight"). Like
+predict, an unchanged job is reused and a job that runs restores its previous answers first.
 """
 
 from pathlib import Path
@@ -12,16 +15,20 @@ from sideways.backends.context import run_context
 from sideways.backends.jobs import folders, judge_job
 from sideways.config.params import load_params
 from sideways.core import stage
+from sideways.exams.jobs import EXAM_CODE, exam_folders, exam_judge_job
 from sideways.llm.cache import RequestCache
 
 ROOT = Path(__file__).resolve().parents[1]  # where dvc.yaml names this stage's code
+RIDDLE_PROMPTS = ("src/sideways/prompts/judge.md", "src/sideways/prompts/l3score.md")  # only the riddles' jobs
 
 
 def main() -> None:
     params = load_params(stage.arguments().params)
-    ctx, cache, code = run_context(params), RequestCache(params.requests.cache_dir), code_digest(ROOT, "judge")
+    ctx, cache = run_context(params), RequestCache(params.requests.cache_dir)
+    code, exam_code = code_digest(ROOT, "judge", EXAM_CODE), code_digest(ROOT, "judge", RIDDLE_PROMPTS)
     jobs = [judge_job(params, m, split, ctx, cache, code) for split in params.splits for m in params.models]
-    run_stage("judge", jobs, folders("judge", params.splits))
+    jobs += [exam_judge_job(params, m, ctx, cache, exam_code) for m in params.models]
+    run_stage("judge", jobs, folders("judge", params.splits) + exam_folders("exam_judge"))
 
 
 if __name__ == "__main__":

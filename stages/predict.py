@@ -1,8 +1,11 @@
-"""predict: every model answers every riddle of every split, one job per model and split.
+"""predict: every model answers every riddle of every split, and every exam question.
 
-One DVC stage over every model (docs/design.md, "Coarse stages"). A job whose inputs did not
-change reuses its previous files byte for byte; a job that runs first restores the answers its
-previous results carried, so nothing already paid is paid again (docs/design.md, "Answers travel").
+One DVC stage over every model (docs/design.md, "Coarse stages"): one job per model and split
+(predict@<model>-<split>) and one per model for the exam (exam_predict@<model>), all in flight at
+once, so the exam's answers wait in the same round of batches as the riddles' (docs/design.md,
+"Every batch in flight"). A job whose inputs did not change reuses its previous files byte for
+byte; a job that runs first restores the answers its previous results carried, so nothing already
+paid is paid again (docs/design.md, "Answers travel").
 """
 
 from pathlib import Path
@@ -13,16 +16,20 @@ from sideways.backends.context import run_context
 from sideways.backends.jobs import folders, predict_job
 from sideways.config.params import load_params
 from sideways.core import stage
+from sideways.exams.jobs import EXAM_CODE, exam_folders, exam_predict_job
 from sideways.llm.cache import RequestCache
 
 ROOT = Path(__file__).resolve().parents[1]  # where dvc.yaml names this stage's code
+RIDDLE_PROMPTS = ("src/sideways/prompts/predict_",)  # what only the riddles' jobs read
 
 
 def main() -> None:
     params = load_params(stage.arguments().params)
-    ctx, cache, code = run_context(params), RequestCache(params.requests.cache_dir), code_digest(ROOT, "predict")
+    ctx, cache = run_context(params), RequestCache(params.requests.cache_dir)
+    code, exam_code = code_digest(ROOT, "predict", EXAM_CODE), code_digest(ROOT, "predict", RIDDLE_PROMPTS)
     jobs = [predict_job(params, m, split, ctx, cache, code) for split in params.splits for m in params.models]
-    run_stage("predict", jobs, folders("predict", params.splits))
+    jobs += [exam_predict_job(params, m, ctx, cache, exam_code) for m in params.models]
+    run_stage("predict", jobs, folders("predict", params.splits) + exam_folders("exam_predict"))
 
 
 if __name__ == "__main__":

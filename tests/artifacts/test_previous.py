@@ -91,3 +91,16 @@ def test_a_file_inside_a_directory_output_is_found_through_the_dir_manifest(tmp_
     assert previous_output("predict", empty, path) is None and previous_bytes("predict", empty, path) == b""
     assert recorded_md5("predict", tmp_path / "data/answers/predict/llm/gone.jsonl", path) is None
     assert recorded_md5("judge", tmp_path / OUT, path) is None
+
+
+def test_a_lock_from_before_the_exam_jobs_moved_into_predict_still_gives_their_previous_outputs(tmp_path):
+    """The exam's jobs run in predict and judge now; a lock written before records their outputs
+    under exam_predict and exam_judge, and the first run after the move must find them there."""
+    out = Path("data/answers/exam_predict/exam/m.jsonl")
+    path = tmp_path / "dvc.lock"
+    path.write_text(yaml.safe_dump({"schema": "2.0", "stages": {
+        "predict": {"cmd": "x", "outs": [{"path": "data/answers/predict", "md5": "4" * 32 + ".dir"}]},
+        "exam_predict": {"cmd": "x", "outs": [{"path": str(out), "md5": "5" * 32, "size": 3}]}}}))
+    assert recorded_md5("predict", tmp_path / out, path) == "5" * 32
+    assert recorded_md5("judge", tmp_path / out, path) is None  # only the stage the jobs moved into
+    assert recorded_md5("exam_predict", tmp_path / out, path) == "5" * 32

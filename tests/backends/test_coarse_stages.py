@@ -16,7 +16,7 @@ import yaml
 
 from conftest import make_riddles
 from helpers import ROOT
-from helpers.harness import env, jobs_ran, jobs_reused
+from helpers.harness import env, jobs_ran, jobs_reused, no_exam
 from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import table_inputs, write_table
 from sideways.artifacts.schema import RIDDLES
@@ -34,6 +34,7 @@ def project(root: Path) -> Path:
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     for split in ("llm", "vlm"):
         write_table(make_riddles(8, split), RIDDLES, root / f"data/split/{split}.parquet")
+    no_exam(root)
     return root
 
 
@@ -58,18 +59,19 @@ def edit(repo: Path, change) -> None:
 def test_a_rerun_reuses_every_job_and_a_changed_model_reruns_only_its_jobs(tmp_path):
     repo = project(tmp_path)
     first = stage(repo, "predict")
-    assert jobs_reused(first, "predict") == 0 and len(jobs_ran(first)) == 6
+    # 3 models x 2 splits, and each model's exam job (docs/design.md, "Every batch in flight")
+    assert jobs_reused(first, "predict") == 0 and len(jobs_ran(first)) == 9
     stage(repo, "judge")
     before = files(repo)
     assert table_inputs(repo / "data/predictions/llm/atlas-large.parquet") is not None
     again = stage(repo, "predict")
-    assert jobs_reused(again, "predict") == 6 and jobs_ran(again) == set()
+    assert jobs_reused(again, "predict") == 9 and jobs_ran(again) == set()
     assert files(repo) == before
     edit(repo, lambda p: p["models"]["nimbus-pro"].update(skill=0.2))
     changed = stage(repo, "predict")
-    assert jobs_ran(changed) == {"predict@nimbus-pro-llm", "predict@nimbus-pro-vlm"}
+    assert jobs_ran(changed) == {"predict@nimbus-pro-llm", "predict@nimbus-pro-vlm", "exam_predict@nimbus-pro"}
     judged = stage(repo, "judge")  # only the judgments of the predictions that changed
-    assert jobs_ran(judged) == {"judge@nimbus-pro-llm", "judge@nimbus-pro-vlm"}
+    assert jobs_ran(judged) == {"judge@nimbus-pro-llm", "judge@nimbus-pro-vlm", "exam_judge@nimbus-pro"}
     after = files(repo)
     assert {k: v for k, v in after.items() if "nimbus-pro" not in k} == {
         k: v for k, v in before.items() if "nimbus-pro" not in k}
@@ -80,7 +82,7 @@ def test_a_removed_model_leaves_no_file_behind(tmp_path):
     stage(repo, "predict")
     edit(repo, lambda p: p["models"].pop("tide-open"))
     proc = stage(repo, "predict")
-    assert jobs_reused(proc, "predict") == 4
+    assert jobs_reused(proc, "predict") == 6  # 2 models x (2 splits + the exam)
     assert not [k for k in files(repo) if "tide-open" in k]
 
 

@@ -65,4 +65,4 @@ def test_without_predictions_it_says_which_stage_to_run(project, capsys):
     params = yaml.safe_load((project / "params.yaml").read_text())
     assert "quill-max" in params["models"]
     assert main(["judge-compare", "--model", "quill-max"]) == 2
-    assert "run `dvc repro exam_predict` first" in capsys.readouterr().err
+    assert "run `dvc repro predict` first" in capsys.readouterr().err

@@ -146,3 +146,15 @@ def run_stage(project: Path, name: str, home: Path) -> subprocess.CompletedProce
     """``python stages/<name>.py`` of this repository, run in ``project`` as DVC would run it."""
     return subprocess.run([sys.executable, str(ROOT / "stages" / f"{name}.py")], cwd=project,
                           env=env(project, src=ROOT / "src", home=home), capture_output=True, text=True, timeout=300)
+
+
+
+def no_exam(root: Path) -> None:
+    """An empty exam items table in ``root``: the predict and judge stages run the exam's jobs too
+    (docs/design.md, "Every batch in flight"), and a project made for the riddles alone asks no
+    exam question (its exam jobs run and send nothing)."""
+    from sideways.artifacts import paths
+    from sideways.artifacts.io import write_table
+    from sideways.artifacts.schema import EXAM_ITEMS
+
+    write_table(EXAM_ITEMS.arrow().empty_table().to_pandas(), EXAM_ITEMS, root / paths.EXAM_ITEMS)

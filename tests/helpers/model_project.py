@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from helpers import ROOT
-from helpers.harness import env
+from helpers.harness import env, no_exam
 from helpers.request_layer import make_riddles
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import RIDDLES
@@ -30,6 +30,8 @@ def params(base_url: str, **requests) -> dict:
         }},
         "requests": {"backoff_s": 0.01, "max_backoff_s": 0.05, "timeout_s": 0.5, "max_attempts": 4,
                      "max_failure_share": 0.1, **requests},
+        # the judge stage lists exam.strategy and exam.judges (the exam's grading jobs run in it)
+        "exam": yaml.safe_load((ROOT / "params.yaml").read_text())["exam"],
         "prices": {"local-model-1": {"input_per_mtok": 1.0, "output_per_mtok": 4.0},
                    "judge-a-1": {"input_per_mtok": 0.5, "output_per_mtok": 1.0}},
     }
@@ -43,6 +45,7 @@ def make_project(tmp_path: Path, base_url: str, **requests) -> Path:
     (repo / "params.yaml").write_text(yaml.safe_dump(params(base_url, **requests)))
     (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
     write_table(make_riddles(N), RIDDLES, repo / "data/split/llm.parquet")
+    no_exam(repo)
     return repo
 
 

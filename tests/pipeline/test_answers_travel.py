@@ -22,9 +22,12 @@ from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
-TARGET = "judge"  # the coarse stage; its one job here is judge@local-m-llm
+TARGET = "judge"  # the coarse stage; its jobs here are judge@local-m-llm and exam_judge@local-m
 OUTPUTS = ("data/predictions/llm/local-m.parquet", "data/judgments/llm/local-m.parquet",
-           "data/answers/predict/llm/local-m.jsonl", "data/answers/judge/llm/local-m.jsonl")
+           "data/answers/predict/llm/local-m.jsonl", "data/answers/judge/llm/local-m.jsonl",
+           # the exam's jobs ride in predict and judge (docs/design.md, "Every batch in flight")
+           "data/exam/predictions/local-m.parquet", "data/exam/grades/local-m.parquet",
+           "data/answers/exam_predict/exam/local-m.jsonl", "data/answers/exam_judge/exam/local-m.jsonl")
 
 
 def real_model(base_url: str):
@@ -68,8 +71,10 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         assert {"predict", TARGET} <= executed(as_machine(a, tmp_path / "a" / "home", "dvc", "repro",
                                                                        TARGET))
         riddles = len(pd.read_parquet(a / "data/split/llm.parquet"))
+        # the exam in the same stages: one answer per question, a verdict per short answer and judge
+        exam = len(pd.read_parquet(a / OUTPUTS[4])) + len(pd.read_parquet(a / OUTPUTS[5]))
         paid = server.fake.requests
-        assert paid == 3 * riddles  # one answer and two verdicts per riddle
+        assert paid == 3 * riddles + exam  # one answer and two verdicts per riddle
         commit(a, "results")
         as_machine(a, tmp_path / "a" / "home", "dvc", "push", "--run-cache")
 
@@ -86,7 +91,7 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         proc = as_machine(b, home_b, "dvc", "repro", TARGET)
         assert {"predict", TARGET} <= executed(proc)
         # the code is in every job's fingerprint: the jobs ran, answered from the pulled answers
-        assert {"predict@local-m-llm", "judge@local-m-llm"} <= jobs_ran(proc)
+        assert {"predict@local-m-llm", "judge@local-m-llm", "exam_predict@local-m", "exam_judge@local-m"} <= jobs_ran(proc)
         assert server.fake.requests == paid, "machine B paid again"
         for name in OUTPUTS:
             if name.endswith(".parquet"):  # same rows; the metadata's inputs fingerprint names the new code
@@ -102,7 +107,9 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         dry = dry_run_rows(as_machine(b, home_b, "sideways", "dry-run", "--by-model").stdout)
         assert dry[("predict", "local-m")] == [riddles, riddles, 0, 0]
         assert dry[("judge", "judge-a")][3] == riddles and dry[("judge", "judge-b")][3] == riddles
-        assert executed(as_machine(b, home_b, "dvc", "repro", TARGET)) == {TARGET}
+        proc = as_machine(b, home_b, "dvc", "repro", TARGET)
+        assert executed(proc) == {TARGET}
+        assert jobs_ran(proc) == {"judge@local-m-llm"}  # the riddles' judge prompt: no exam job runs
         assert server.fake.requests == paid + 2 * riddles
     assert not any(KEY.encode() in p.read_bytes() for p in (b / "data").rglob("*") if p.is_file())
     assert os.environ.get("LOCAL_LLM_KEY") != KEY

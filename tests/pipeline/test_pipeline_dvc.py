@@ -30,8 +30,10 @@ def baseline(tmp_path_factory) -> Path:
 
     repo = new_repo(tmp_path_factory.mktemp("baseline") / "repo", small)
     proc = run(repo, "dvc", "repro")
-    assert {"predict", "judge", "exam_predict", "exam_judge"} <= executed(proc)
-    assert {f"predict@{m}-llm" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {"predict", "judge"} <= executed(proc)
+    assert not {"exam_predict", "exam_judge"} & executed(proc)  # the exam's jobs ride in predict and judge
+    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
     commit(repo, "reproduced")
     return repo
 
@@ -77,18 +79,14 @@ def stale_stages(repo: Path) -> set[str]:
     return {line[:-1] for line in out.splitlines() if line.endswith(":") and not line[0].isspace()}
 
 
-EXAM_MODEL_STAGES = {"exam_predict", "exam_judge"}
-
-
 @pytest.mark.parametrize(("module", "stale"), [
     ("scoring/ranking.py", {"jury@llm", "calibrate@llm", "rank@llm", "report"}),
     # extract imports the backends package, whose registry names the sim backend
-    ("simulation/truth.py", {"extract", "annotate@llm", "calibrate@llm"} | EXAM_MODEL_STAGES
-     | {"predict", "judge"}),
+    ("simulation/truth.py", {"extract", "annotate@llm", "calibrate@llm", "predict", "judge"}),
     ("core/seeding.py", {"scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
-     | {"report", "exam_items", "exam_score"} | EXAM_MODEL_STAGES
-     | {"predict", "judge"}),
-    ("exams/mcq/extract.py", {"exam_items", "exam_score"} | EXAM_MODEL_STAGES),
+     | {"report", "exam_items", "exam_score", "predict", "judge"}),
+    # the exam's jobs run in predict and judge, so those stages import the exams package
+    ("exams/mcq/extract.py", {"exam_items", "exam_score", "predict", "judge"}),
 ])
 def test_editing_a_module_makes_dvc_status_list_exactly_the_stages_that_import_it(project, module, stale):
     """docs/design.md, "Every stage depends on every module its script imports"."""
@@ -119,11 +117,12 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
     proc = run(project, "dvc", "repro")
     assert executed(proc) == {
         "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
-        "exam_predict", "exam_judge", "exam_score", "report",
+        "exam_score", "report",
     }
     assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max",
                               "exam_judge@quill-max"}
-    assert [jobs_reused(proc, s) for s in ("predict", "judge", "exam_predict", "exam_judge")] == [3, 3, 3, 3]
+    # predict and judge each reuse the 3 riddle jobs and the 3 exam jobs of the other models
+    assert [jobs_reused(proc, s) for s in ("predict", "judge")] == [6, 6]
     files_after = _job_files(project)
     assert {k: files_after.get(k) for k in files_before} == files_before
     assert {k for k in files_after if "quill-max" in k} == set(files_after) - set(files_before)
@@ -139,8 +138,24 @@ def test_judge_prompt_change_reruns_judges_not_predictions(project):
         fh.write("\nBe strict about units.\n")
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
-    assert {f"judge@{m}-llm" for m in SMALL_MODELS} <= jobs_ran(proc)  # the prompt is in every fingerprint
-    assert jobs_reused(proc, "judge") == 0
+    # the prompt is in every riddle judge job's fingerprint, not in the exam's: those are reused
+    assert jobs_ran(proc) == {f"judge@{m}-llm" for m in SMALL_MODELS}
+    assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
+
+
+def test_exam_strategy_change_reruns_the_exam_grading_jobs_only(project):
+    """The exam's grading jobs ride in the judge stage (docs/design.md, "Every batch in flight"):
+    an exam-only params change reruns that stage, but every riddle judge job is reused byte for
+    byte, and nothing of predict runs."""
+    riddles = {f: f.read_bytes() for f in (project / "data/judgments").rglob("*.parquet")}
+    grades = {f: f.read_bytes() for f in (project / "data/exam/grades").glob("*.parquet")}
+    edit_params(project, lambda p: p["exam"].update(strategy="baseline"))
+    proc = run(project, "dvc", "repro")
+    assert "judge" in executed(proc) and "predict" not in executed(proc)
+    assert jobs_ran(proc) == {f"exam_judge@{m}" for m in SMALL_MODELS}
+    assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
+    assert {f: f.read_bytes() for f in riddles} == riddles
+    assert all(f.read_bytes() != data for f, data in grades.items())
 
 
 def test_jury_pool_change_reruns_judges_not_predictions(project):

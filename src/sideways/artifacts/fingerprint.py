@@ -1,7 +1,7 @@
 """The fingerprint of a coarse stage's job: a digest of every input the job reads.
 
-A coarse stage (``predict``, ``judge``, ``exam_predict``, ``exam_judge``: one DVC stage over
-every model) reruns as a whole when any model changes, and DVC deletes its outputs first. Each
+A coarse stage (``predict`` and ``judge``: one DVC stage over every model, the exam's jobs
+included) reruns as a whole when any model changes, and DVC deletes its outputs first. Each
 job's table carries the fingerprint of its inputs in its Parquet metadata
 (:data:`sideways.artifacts.io.INPUTS_KEY`); a job whose previous table has the same fingerprint
 is reused byte for byte instead of run (docs/design.md, "Coarse stages").
@@ -44,9 +44,11 @@ def _code_files(root: Path, dep: str) -> list[Path]:
 
 
 @functools.lru_cache(maxsize=8)
-def code_digest(root: Path, stage: str) -> str:
+def code_digest(root: Path, stage: str, skip: tuple[str, ...] = ()) -> str:
     """A digest of the code and templates ``stage`` depends on: every file of its deps under
-    ``src/`` or ``stages/`` in ``root/dvc.yaml``, the same list DVC hashes for the stage."""
+    ``src/`` or ``stages/`` in ``root/dvc.yaml``, the same list DVC hashes for the stage, less the
+    deps that start with one of ``skip`` (the riddles' jobs skip the exam's code, and the exam's
+    jobs the riddles' prompts: one stage runs both, docs/design.md, "Every batch in flight")."""
     pipeline = root / "dvc.yaml"
     try:
         data: Any = yaml.load(pipeline.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -54,7 +56,8 @@ def code_digest(root: Path, stage: str) -> str:
     except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
         raise SchemaError(f"{pipeline}: cannot read the deps of stage {stage!r} ({exc})") from exc
     sha = hashlib.sha256()
-    for dep in sorted(str(d) for d in deps if str(d).startswith(CODE_PREFIXES)):
+    for dep in sorted(str(d) for d in deps if str(d).startswith(CODE_PREFIXES)
+                      and not (skip and str(d).startswith(skip))):
         for path in _code_files(root, dep):
             sha.update(path.relative_to(root).as_posix().encode() + b"\0")
             sha.update(hashlib.sha256(path.read_bytes()).digest())

@@ -38,16 +38,16 @@ def orphans(models: Iterable[str], splits: Iterable[str], root: Path = Path()) -
 
 
 def _exam_orphans(keep: set[str], root: Path) -> list[Path]:
-    """The exam stages' files of models not in ``keep`` (exam_score depends on their folders)."""
+    """The files of the exam's jobs (``exam_predict@`` and ``exam_judge@``, which run in the
+    predict and judge stages) of models not in ``keep`` (exam_score depends on their folders)."""
     folders = [
         (paths.exam_predictions("x").parent, ".parquet"),
         (paths.exam_grades("x").parent, ".parquet"),
-        (paths.answers("exam_predict", paths.EXAM_SPLIT, "x").parent, ".jsonl"),
-        (paths.answers("exam_judge", paths.EXAM_SPLIT, "x").parent, ".jsonl"),
+        *((paths.answers(kind, paths.EXAM_SPLIT, "x").parent, ".jsonl") for kind in paths.EXAM_JOB_STAGE),
     ]
     found = [f for folder, suffix in folders for f in (root / folder).glob(f"*{suffix}") if f.stem not in keep]
-    for stage in ("exam_predict", "exam_judge"):
-        where = paths.cost(stage, paths.EXAM_SPLIT, "\0")
+    for kind in paths.EXAM_JOB_STAGE:
+        where = paths.cost(kind, paths.EXAM_SPLIT, "\0")
         prefix, suffix = where.name.split("\0")
         found += [f for f in (root / where.parent).glob(f"{prefix}*{suffix}")
                   if f.name[len(prefix) : -len(suffix)] not in keep]

@@ -54,8 +54,8 @@ EXTRACT_COST = METRICS / "cost" / "extract.json"
 
 
 def cost(stage: str, split: str, model: str) -> Path:
-    """Tokens and USD of one job of a paid coarse stage (``predict``, ``judge``, ``exam_predict``,
-    ``exam_judge``): one folder per stage, which is that stage's DVC output."""
+    """Tokens and USD of one job of a paid coarse stage (``predict``, ``judge``) or of the exam's
+    jobs that ride in them (``exam_predict``, ``exam_judge``): one folder each, a DVC output."""
     return METRICS / "cost" / stage / f"{model}-{split}.json"
 
 
@@ -70,6 +70,14 @@ EXAM_DETAIL = EXAM / "detail.parquet"
 EXAM_METRICS = METRICS / "exam.json"
 EXAM_TOPICS = METRICS / "exam_topics.json"
 EXAM_SPLIT = "exam"  # the split name exam stages use for cost and answers files
+# The DVC stage each kind of exam job runs in: the riddles' paid stages, so that a repro waits two
+# rounds of batches, not four (docs/design.md, "Every batch in flight"). Folders keep the kind's name.
+EXAM_JOB_STAGE = {"exam_predict": "predict", "exam_judge": "judge"}
+
+
+def dvc_stage(kind: str) -> str:
+    """The DVC stage whose dvc.lock entry records the outputs of the jobs of ``kind``."""
+    return EXAM_JOB_STAGE.get(kind, kind)
 
 
 def exam_predictions(model: str) -> Path:

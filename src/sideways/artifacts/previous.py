@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from sideways.artifacts import paths
 from sideways.core.errors import SchemaError
 
 EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e"
@@ -45,8 +46,21 @@ def recorded_md5(stage: str, output: Path, lock: Path = Path("dvc.lock")) -> str
     """The md5 that ``lock`` records for ``output`` of ``stage``, or None (no lock, no entry).
 
     ``output`` may be a file inside a directory output (a coarse stage's ``data/predictions``):
-    the lock records the directory's ``.dir`` manifest, whose entry for the file gives its md5."""
-    entry = _lock_stages(lock).get(stage) or {}
+    the lock records the directory's ``.dir`` manifest, whose entry for the file gives its md5.
+    A lock written before the exam's jobs moved into predict and judge records their outputs
+    under the stages they had (exam_predict, exam_judge): those entries are read next, so the
+    first run after the move pays nothing already paid (docs/design.md, "Every batch in flight")."""
+    stages = _lock_stages(lock)
+    former = [kind for kind, now in paths.EXAM_JOB_STAGE.items() if now == stage]
+    for name in (stage, *former):
+        md5 = _entry_md5(stages.get(name) or {}, output, lock)
+        if md5 is not None:
+            return md5
+    return None
+
+
+def _entry_md5(entry: dict[str, Any], output: Path, lock: Path) -> str | None:
+    """The md5 that one stage's lock ``entry`` records for ``output``, or None."""
     wanted = output.resolve()
     for out in entry.get("outs") or []:  # lock paths are relative to the lock's folder
         md5, where = out.get("md5"), (lock.parent / str(out.get("path", ""))).resolve()

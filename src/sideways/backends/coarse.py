@@ -1,7 +1,7 @@
 """A coarse stage's jobs: reused when their inputs did not change, written only when all succeeded.
 
-``predict``, ``judge``, ``exam_predict`` and ``exam_judge`` are one DVC stage each over every
-model (docs/design.md, "Coarse stages"). DVC reruns such a stage whenever any model changes, and
+``predict`` and ``judge`` are one DVC stage each over every model, the exam's jobs included
+(docs/design.md, "Coarse stages" and "Every batch in flight"). DVC reruns such a stage whenever any model changes, and
 deletes its output folders first. Each job (one model on one split) therefore looks for its
 previous files (in the workspace, else in DVC's cache through ``dvc.lock``): when its previous
 table carries the same inputs fingerprint, the three files are reused byte for byte; otherwise

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise SidewaysError("--sample: at least 1 answer")
     source = paths.exam_predictions(model.key)
     if not source.exists():
-        raise SidewaysError(f"{source}: not computed yet; run `dvc repro exam_predict` first")
+        raise SidewaysError(f"{source}: not computed yet; run `dvc repro predict` first")
     items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
     answers = sample_answers(read_table(source, EXAM_PREDICTIONS), args.sample, params.seed, model.key)
     if answers.empty:

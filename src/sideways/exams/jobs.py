@@ -1,7 +1,9 @@
-"""The jobs of the ``exam_predict`` and ``exam_judge`` stages: one model each.
+"""The exam's jobs: ``exam_predict@<model>`` and ``exam_judge@<model>``, one model each.
 
-Named as the per-model stages used to be (``exam_predict@<model>``), fingerprinted and reused
-like predict and judge (:mod:`sideways.backends.coarse`).
+They run inside the riddles' paid DVC stages (``predict`` and ``judge``), in the same fan-out as
+the riddles' jobs, so a repro waits two rounds of batches, not four (docs/design.md, "Every batch
+in flight"). Their files keep the folders named after their kind; each is fingerprinted and
+reused like a riddle job (:mod:`sideways.backends.coarse`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.llm.pricing import cost_totals
 
+# the deps of the paid stages that only the exam's jobs read: the riddles' jobs leave them out of
+# their code digest, so an exam prompt edit reruns no riddle job
+EXAM_CODE = ("src/sideways/exams", "src/sideways/prompts/exam_")
 
-def exam_files(stage: str, model: str) -> JobFiles:
-    """Where the job of ``model`` of ``stage`` (exam_predict or exam_judge) writes."""
-    table = paths.exam_predictions(model) if stage == "exam_predict" else paths.exam_grades(model)
-    return JobFiles(table, paths.answers(stage, paths.EXAM_SPLIT, model), paths.cost(stage, paths.EXAM_SPLIT, model))
+
+def exam_files(kind: str, model: str) -> JobFiles:
+    """Where the job of ``model`` of ``kind`` (exam_predict or exam_judge) writes."""
+    table = paths.exam_predictions(model) if kind == "exam_predict" else paths.exam_grades(model)
+    return JobFiles(table, paths.answers(kind, paths.EXAM_SPLIT, model), paths.cost(kind, paths.EXAM_SPLIT, model))
 
 
 def exam_predict_inputs(params: Params, model: ModelSpec, code: str) -> str:
@@ -54,7 +60,7 @@ def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: R
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
                     predictions["request_hash"])
 
-    return paid_job("exam_predict", name, model.provider, exam_files("exam_predict", model.key),
+    return paid_job(paths.dvc_stage("exam_predict"), name, model.provider, exam_files("exam_predict", model.key),
                     exam_predict_inputs(params, model, code), cache, work)
 
 
@@ -80,11 +86,11 @@ def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: Req
         return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
 
     provider = ",".join(sorted({j.provider for j in exam_panel(params, model)})) or model.provider
-    return paid_job("exam_judge", name, provider, exam_files("exam_judge", model.key),
+    return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", model.key),
                     exam_judge_inputs(params, model, code), cache, work)
 
 
-def exam_folders(stage: str) -> list[Path]:
-    """The folders an exam coarse stage owns (its DVC outs)."""
-    files = exam_files(stage, "x")
+def exam_folders(kind: str) -> list[Path]:
+    """The folders the exam's jobs of ``kind`` own (outs of the DVC stage they run in)."""
+    files = exam_files(kind, "x")
     return [files.table.parent, files.answers.parent.parent, files.cost.parent]

@@ -38,7 +38,8 @@ EXTRACT = "extract"  # the extract stage (one stage, not a matrix): its split co
 class Planned:
     """The calls of one (stage, model or judge, split); ``model`` is the model whose job it is
     (for a judge, the model it grades): the job ``<stage>@<model>-<split>`` of the coarse DVC
-    stage ``<stage>`` (docs/design.md, "Coarse stages")."""
+    stage ``<stage>`` (docs/design.md, "Coarse stages"); an exam job, ``exam_predict@<model>`` or
+    ``exam_judge@<model>``, runs in the DVC stage ``paths.dvc_stage(stage)`` (predict or judge)."""
 
     stage: str
     split: str
@@ -54,7 +55,7 @@ class Planned:
         """The job's name, as the stage's messages, journals and cost files say it."""
         if self.stage == EXTRACT:
             return EXTRACT
-        if self.split == paths.EXAM_SPLIT:  # exam stages are per model only: exam_predict@<model>
+        if self.split == paths.EXAM_SPLIT:  # exam jobs are per model only: exam_predict@<model>
             return f"{self.stage}@{self.model or self.spec.key}"
         return f"{self.stage}@{self.model or self.spec.key}-{self.split}"
 
@@ -69,7 +70,7 @@ class Planned:
 def carried_keys(planned: Planned, root: Path = Path(".")) -> frozenset[str]:
     """The request keys that the stage's previous results carry (pulled or local): a rerun
     restores them before it sends anything."""
-    previous = previous_output(planned.stage, root / planned.answers, root / "dvc.lock")
+    previous = previous_output(paths.dvc_stage(planned.stage), root / planned.answers, root / "dvc.lock")
     return frozenset(r["key"] for r in read_answers(previous)) if previous else frozenset()
 
 
