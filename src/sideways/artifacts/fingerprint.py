@@ -29,9 +29,20 @@ def digest(*parts: Any) -> str:
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes; a missing file is an error naming it."""
+    """sha256 of a file's bytes; a missing file is an error naming it. Hashed once per version
+    of the file: every model's job of a split fingerprints the same split table."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        stat = path.stat()
+    except FileNotFoundError as exc:
+        raise SchemaError(f"{path}: no such file (an input of the stage)") from exc
+    return _hashed(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _hashed(path: str, mtime_ns: int, length: int) -> str:
+    """sha256 of the file at ``path`` as of (``mtime_ns``, ``length``): the cache key."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except FileNotFoundError as exc:
         raise SchemaError(f"{path}: no such file (an input of the stage)") from exc
 
