@@ -23,7 +23,9 @@ sentence, a grader ``SCORE: <points>/<points>``; ``replies`` maps a substring of
 exact reply text instead (the first marker found wins), for extraction and verdict edge cases.
 
 Run it in a thread (:class:`FakeServer`) or as a process:
-``python -m sideways.testing.openai_server --latency 0.05`` prints ``port=<n>``.
+``python -m sideways.testing.openai_server --latency 0.05`` prints ``port=<n>``. With
+``--reuse-port`` several processes share one port (the kernel spreads connections over them),
+as a provider's many machines would; each counts only its own requests, on its own port.
 """
 
 from __future__ import annotations
@@ -268,15 +270,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="fake OpenAI-compatible server on 127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument("--reuse-port", action="store_true",
+                        help="share --port with other server processes (SO_REUSEPORT); each also "
+                             "listens on a port of its own, printed as own=<n>, for its /stats")
     args = parser.parse_args(argv)
     fake = FakeOpenAI(Behaviour(latency_s=args.latency, keep_bodies=False))
 
     async def serve() -> None:
         runner = web.AppRunner(fake.app, access_log=None)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
+        site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024, reuse_port=args.reuse_port or None)
         await site.start()
-        print(f"port={runner.addresses[0][1]}", flush=True)
+        if args.reuse_port:
+            own = web.TCPSite(runner, "127.0.0.1", 0)
+            await own.start()
+            print(f"port={runner.addresses[0][1]} own={runner.addresses[1][1]}", flush=True)
+        else:
+            print(f"port={runner.addresses[0][1]}", flush=True)
         await asyncio.Event().wait()
 
     try:
