@@ -1,10 +1,8 @@
 """annotate@<split>: human labels, simulated (default) or read from data/labels/<split>.jsonl|parquet."""
 
-import pandas as pd
-
 from sideways.annotation.labels import read_label_file, seeded_sample, simulate_labels
 from sideways.artifacts import paths
-from sideways.artifacts.io import read_table, write_table
+from sideways.artifacts.io import read_table, read_tables, write_table
 from sideways.artifacts.schema import ANNOTATIONS, PREDICTIONS, RIDDLES
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -28,7 +26,8 @@ def main() -> None:
                 "annotations.source is 'sim' but no model has backend 'sim': simulated annotators only "
                 "label simulated predictions; set annotations.source: file and write data/labels/<split>.jsonl"
             )
-        predictions = pd.concat([read_table(paths.predictions(args.split, k), PREDICTIONS) for k in sim])
+        sources = [paths.predictions(args.split, k) for k in sim]
+        predictions = read_tables(sources, PREDICTIONS, f"{args.split} predictions")
         sample = seeded_sample(predictions, params.annotations.share, params.seed, args.split)
         labels = simulate_labels(sample, riddles, params.seed)
     write_table(labels, ANNOTATIONS, paths.annotations(args.split))

@@ -1,9 +1,7 @@
 """calibrate@<split>: PPI-calibrated score and 95% interval per model (docs/method.md §3-4)."""
 
-import pandas as pd
-
 from sideways.artifacts import paths
-from sideways.artifacts.io import read_table, write_table
+from sideways.artifacts.io import read_table, read_tables, write_table
 from sideways.artifacts.schema import ANNOTATIONS, JURY, PREDICTIONS, RIDDLES, SCORES
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -21,7 +19,8 @@ def main() -> None:
     truth = None
     if sim:
         riddles = read_table(paths.split_table(args.split), RIDDLES)
-        predictions = pd.concat([read_table(paths.predictions(args.split, k), PREDICTIONS) for k in sim])
+        sources = [paths.predictions(args.split, k) for k in sim]
+        predictions = read_tables(sources, PREDICTIONS, f"{args.split} predictions")
         truth = true_scores(riddles, predictions, cal.field)
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,

@@ -5,10 +5,8 @@ score, latency and cost per model), metrics/exam_topics.json (per-topic breakdow
 data/exam/detail.parquet (per-question detail).
 """
 
-import pandas as pd
-
 from sideways.artifacts import paths
-from sideways.artifacts.io import read_table, write_json, write_table
+from sideways.artifacts.io import read_table, read_tables, write_json, write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -20,8 +18,8 @@ def main() -> None:
     params = load_params(args.params)
     items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
     keys = [m.key for m in params.models]
-    predictions = pd.concat([read_table(paths.exam_predictions(k), EXAM_PREDICTIONS) for k in keys])
-    grades = pd.concat([read_table(paths.exam_grades(k), EXAM_GRADES) for k in keys])
+    predictions = read_tables([paths.exam_predictions(k) for k in keys], EXAM_PREDICTIONS, "exam predictions")
+    grades = read_tables([paths.exam_grades(k) for k in keys], EXAM_GRADES, "exam grades")
     detail = detail_table(items, predictions, grades)
     write_table(detail, EXAM_DETAIL, paths.EXAM_DETAIL)
     write_json(paths.EXAM_METRICS, model_metrics(detail))

@@ -1,10 +1,8 @@
 """jury@<split>: per (riddle, model), the panel's vote counts for each field (docs/method.md §2)."""
 
-import pandas as pd
-
 from sideways.artifacts import paths
-from sideways.artifacts.checks import require_complete
-from sideways.artifacts.io import read_table, write_table
+from sideways.artifacts.checks import require_each_complete
+from sideways.artifacts.io import read_table, read_tables, write_table
 from sideways.artifacts.schema import JUDGMENTS, JURY, PREDICTIONS, RIDDLES
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -15,15 +13,13 @@ def main() -> None:
     args = stage.arguments("split")
     params = load_params(args.params)
     riddles = read_table(paths.split_table(args.split), RIDDLES)
-    predictions, judgments = [], []
-    for model in params.models:  # the models listed in params, never a glob (docs/design.md)
-        source = paths.predictions(args.split, model.key)
-        table = read_table(source, PREDICTIONS)
-        require_complete(table, riddles["riddle_id"], str(source), models=[model.key])
-        predictions.append(table)
-        judgments.append(read_table(paths.judgments(args.split, model.key), JUDGMENTS))
+    keys = [m.key for m in params.models]  # the models listed in params, never a glob (docs/design.md)
+    sources = {k: paths.predictions(args.split, k) for k in keys}
+    predictions = read_tables(list(sources.values()), PREDICTIONS, f"{args.split} predictions")
+    require_each_complete(predictions, riddles["riddle_id"], sources)
+    judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
     panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in params.models}
-    table = jury_table(pd.concat(judgments, ignore_index=True), pd.concat(predictions, ignore_index=True), panels)
+    table = jury_table(judgments, predictions, panels)
     write_table(table.sort_values(["model", "riddle_id"]), JURY, paths.jury(args.split))
 
 

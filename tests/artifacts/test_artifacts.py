@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -97,6 +98,17 @@ def test_require_complete_names_the_source_each_incomplete_model_and_the_count()
         require_complete(preds, ["1"], "f.parquet", models=["a"])
     with pytest.raises(SchemaError, match="model 'x' has no prediction for 2 of 2"):  # an empty table fails too
         require_complete(preds.iloc[:0], ["1", "2"], "f.parquet", models=["x"])
+
+
+def test_require_each_complete_names_the_file_of_each_incomplete_model():
+    from sideways.artifacts.checks import require_each_complete
+
+    preds = pd.DataFrame({"model": ["a", "a", "b"], "riddle_id": ["1", "2", "1"]})
+    sources = {"a": Path("p/a.parquet"), "b": Path("p/b.parquet"), "c": Path("p/c.parquet")}
+    require_each_complete(preds, ["1", "2"], {"a": sources["a"]})
+    with pytest.raises(SchemaError, match=r"^p/b.parquet: model 'b' has no prediction for 1 of 2 riddle\(s\): 2; "
+                                          r"p/c.parquet: model 'c' has no prediction for 2 of 2 riddle\(s\): 1, 2$"):
+        require_each_complete(preds, ["1", "2"], sources)
 
 
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])

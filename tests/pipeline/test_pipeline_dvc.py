@@ -246,7 +246,7 @@ def test_jury_refuses_a_model_whose_predictions_miss_riddles(project):
     (project / "data/jury/llm.parquet").unlink()
     proc = run(project, "python", "stages/jury.py", "--split", "llm", check=False)
     assert proc.returncode == 2
-    assert "tide-open" in proc.stderr and "no prediction for 2 of" in proc.stderr
+    assert "data/predictions/llm/tide-open.parquet: model 'tide-open' has no prediction for 2 of" in proc.stderr
     assert not (project / "data/jury/llm.parquet").exists()
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import pandas as pd
 
@@ -25,6 +26,16 @@ def require_complete(
     shown = [p for p in problems if p]
     if shown:
         raise SchemaError(f"{source}: " + "; ".join(shown))
+
+
+def require_each_complete(predictions: pd.DataFrame, riddle_ids: Iterable[str], sources: Mapping[str, Path]) -> None:
+    """:func:`require_complete` for several models read together: ``sources`` maps each model to
+    the file its rows came from, which the error names."""
+    want = set(riddle_ids)
+    have = {str(m): set(ids) for m, ids in predictions.groupby("model")["riddle_id"]}
+    shown = [f"{sources[m]}: {p}" for m in sources if (p := _problem(m, have.get(m, set()), want))]
+    if shown:
+        raise SchemaError("; ".join(shown))
 
 
 def _problem(model: str, have: set[str], want: set[str]) -> str | None:
