@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from helpers.harness import env, jobs_ran, jobs_reused, no_exam
 from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import table_inputs, write_table
 from sideways.artifacts.schema import RIDDLES
-from sideways.backends.coarse import JobFiles, Result, run_stage
+from sideways.backends.coarse import JobFiles, PaidJob, Result, run_stage
 from sideways.backends.fanout import Job, JobsFailed
 from sideways.backends.jobs import judge_inputs, predict_inputs
 from sideways.config.params import load_params
@@ -86,19 +87,36 @@ def test_a_removed_model_leaves_no_file_behind(tmp_path):
     assert not [k for k in files(repo) if "tide-open" in k]
 
 
-def _result(root: Path, name: str) -> Result:
+def _result(root: Path, name: str, reused: bool = False) -> Result:
     paths = JobFiles(root / "t" / f"{name}.parquet", root / "a" / f"{name}.jsonl", root / "c" / f"{name}.json")
-    return Result(paths, b"table", b"", b"{}\n", reused=False)
+    return Result(paths, b"table " + name.encode(), b"", b"{}\n", reused=reused)
+
+
+def _fresh(name: str, run: Callable[[], Result]) -> PaidJob:
+    return PaidJob(lambda: None, Job(name, "sim", run))
 
 
 def test_no_file_is_written_when_any_job_failed(tmp_path):
     def broken() -> Result:
         raise RuntimeError("HTTP 500")
 
-    jobs = [Job("predict@a-llm", "sim", lambda: _result(tmp_path, "a")), Job("predict@b-llm", "sim", broken)]
+    jobs = [_fresh("predict@a-llm", lambda: _result(tmp_path, "a")), _fresh("predict@b-llm", broken)]
     with pytest.raises(JobsFailed, match="predict@b-llm: HTTP 500"):
         run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"])
     assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_a_reused_job_is_not_run_and_the_results_keep_the_jobs_order(tmp_path, capsys):
+    def never() -> Result:
+        raise AssertionError("a job with previous files must not run")
+
+    jobs = [_fresh("predict@a-llm", lambda: _result(tmp_path, "a")),
+            PaidJob(lambda: _result(tmp_path, "b", reused=True), Job("predict@b-llm", "sim", never)),
+            _fresh("predict@c-llm", lambda: _result(tmp_path, "c"))]
+    results = run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"])
+    assert [r.table for r in results] == [b"table a", b"table b", b"table c"]
+    assert (tmp_path / "t" / "b.parquet").read_bytes() == b"table b"
+    assert "1 jobs reused, 2 ran: predict@a-llm, predict@c-llm" in capsys.readouterr().err
 
 
 # The fingerprint changes when any of its inputs changes: one case per input.

@@ -30,11 +30,12 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def atomic_write_bytes(path: str | Path, data: bytes, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     The file gets mode 0644 less the umask, as ``open`` would give it and as DVC restores it
-    (``mkstemp`` alone would leave it 0600)."""
+    (``mkstemp`` alone would leave it 0600). ``sync=False`` skips the fsync, for bytes that are
+    durable elsewhere already (a copy out of DVC's cache): the rename keeps it atomic."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -43,7 +44,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

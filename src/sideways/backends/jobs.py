@@ -20,7 +20,7 @@ from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS, RIDDLES
 from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
-from sideways.backends.coarse import JobFiles, Result, Work, paid_job
+from sideways.backends.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.backends.fanout import Job, run_jobs
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.llm.cache import RequestCache
@@ -46,7 +46,7 @@ def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str
 
 
 def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
-                code: str) -> Job[Result]:
+                code: str) -> PaidJob:
     """predict@<model>-<split>: the model answers every riddle of the split."""
     name = f"predict@{model.key}-{split}"
 
@@ -64,7 +64,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
 
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
-              code: str) -> Job[Result]:
+              code: str) -> PaidJob:
     """judge@<model>-<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
     name = f"judge@{model.key}-{split}"
 

@@ -18,7 +18,7 @@ from sideways.artifacts.fingerprint import digest, file_digest
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
-from sideways.backends.coarse import JobFiles, Result, Work, paid_job
+from sideways.backends.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.backends.fanout import Job, run_jobs
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
@@ -50,7 +50,7 @@ def exam_judge_inputs(params: Params, model: ModelSpec, code: str) -> str:
 
 
 def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
-                     code: str) -> Job[Result]:
+                     code: str) -> PaidJob:
     """exam_predict@<model>: the model answers every exam question."""
     name = f"exam_predict@{model.key}"
 
@@ -65,7 +65,7 @@ def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: R
 
 
 def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
-                   code: str) -> Job[Result]:
+                   code: str) -> PaidJob:
     """exam_judge@<model>: the model's short answers graded against the rubric."""
     name = f"exam_judge@{model.key}"
 
