@@ -20,10 +20,7 @@ def require_complete(
     import path checks every model of ``predictions`` against all the riddles they cover. The
     error names the source and, for each incomplete model, how many riddles it lacks and which.
     """
-    want = set(riddle_ids)
-    have = {str(m): set(ids) for m, ids in predictions.groupby("model")["riddle_id"]}
-    problems = [_problem(m, have.get(m, set()), want) for m in (sorted(have) if models is None else models)]
-    shown = [p for p in problems if p]
+    shown = [problem for _, problem in _problems(predictions, riddle_ids, models)]
     if shown:
         raise SchemaError(f"{source}: " + "; ".join(shown))
 
@@ -31,11 +28,20 @@ def require_complete(
 def require_each_complete(predictions: pd.DataFrame, riddle_ids: Iterable[str], sources: Mapping[str, Path]) -> None:
     """:func:`require_complete` for several models read together: ``sources`` maps each model to
     the file its rows came from, which the error names."""
-    want = set(riddle_ids)
-    have = {str(m): set(ids) for m, ids in predictions.groupby("model")["riddle_id"]}
-    shown = [f"{sources[m]}: {p}" for m in sources if (p := _problem(m, have.get(m, set()), want))]
+    shown = [f"{sources[model]}: {problem}" for model, problem in _problems(predictions, riddle_ids, list(sources))]
     if shown:
         raise SchemaError("; ".join(shown))
+
+
+def _problems(
+    predictions: pd.DataFrame, riddle_ids: Iterable[str], models: Iterable[str] | None
+) -> list[tuple[str, str]]:
+    """(model, what is wrong) for each of ``models`` (default: every model of ``predictions``) whose
+    riddles are not exactly ``riddle_ids``."""
+    want = set(riddle_ids)
+    have = {str(m): set(ids) for m, ids in predictions.groupby("model")["riddle_id"]}
+    found = ((m, _problem(m, have.get(m, set()), want)) for m in (sorted(have) if models is None else models))
+    return [(m, problem) for m, problem in found if problem]
 
 
 def _problem(model: str, have: set[str], want: set[str]) -> str | None:
