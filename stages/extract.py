@@ -12,10 +12,10 @@ import sys
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_json, write_table
 from sideways.artifacts.schema import EXTRACTED
-from sideways.backends.context import run_context
-from sideways.backends.extract import run_extraction
 from sideways.config.params import load_params
 from sideways.core import stage
+from sideways.jobs.context import run_context
+from sideways.jobs.extract import run_extraction
 from sideways.llm.answers import restore_previous, used, write_answers
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share

@@ -10,12 +10,12 @@ predict, an unchanged job is reused and a job that runs restores its previous an
 from pathlib import Path
 
 from sideways.artifacts.fingerprint import code_digest
-from sideways.backends.coarse import run_stage
-from sideways.backends.context import run_context
-from sideways.backends.jobs import folders, judge_job
 from sideways.config.params import load_params
 from sideways.core import stage
-from sideways.exams.jobs import EXAM_CODE, exam_folders, exam_judge_job
+from sideways.jobs.coarse import run_stage
+from sideways.jobs.context import run_context
+from sideways.jobs.exams import EXAM_CODE, exam_folders, exam_judge_job
+from sideways.jobs.riddles import folders, judge_job
 from sideways.llm.cache import RequestCache
 
 ROOT = Path(__file__).resolve().parents[1]  # where dvc.yaml names this stage's code

@@ -11,12 +11,12 @@ paid is paid again (docs/design.md, "Answers travel").
 from pathlib import Path
 
 from sideways.artifacts.fingerprint import code_digest
-from sideways.backends.coarse import run_stage
-from sideways.backends.context import run_context
-from sideways.backends.jobs import folders, predict_job
 from sideways.config.params import load_params
 from sideways.core import stage
-from sideways.exams.jobs import EXAM_CODE, exam_folders, exam_predict_job
+from sideways.jobs.coarse import run_stage
+from sideways.jobs.context import run_context
+from sideways.jobs.exams import EXAM_CODE, exam_folders, exam_predict_job
+from sideways.jobs.riddles import folders, predict_job
 from sideways.llm.cache import RequestCache
 
 ROOT = Path(__file__).resolve().parents[1]  # where dvc.yaml names this stage's code

@@ -184,7 +184,7 @@ def test_every_batch_provider_is_routed_by_batchling_and_fingerprinted_like_it(p
     from sideways.backends.batch import PROVIDERS, batchling_key, url_of
     from sideways.config.requests import RequestSettings
     from sideways.llm.prompts import load_templates
-    from sideways.llm.tasks import prediction_calls
+    from sideways.llm.riddle_requests import prediction_calls
 
     spec = ModelSpec("m", "batch", provider, "some-model-1", 0, BatchOptions())
     backend = BatchBackend()

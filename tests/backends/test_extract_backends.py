@@ -13,11 +13,11 @@ from helpers.harness import make_project, run_stage
 from helpers.request_layer import context
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import EXTRACTED, conform
-from sideways.backends.extract import run_extraction
 from sideways.cli import main
 from sideways.config.options import OpenAICompatibleOptions, ReplayOptions
 from sideways.config.params import ModelSpec, parse_params
 from sideways.core.errors import ParamsError
+from sideways.jobs.extract import run_extraction
 from sideways.sources.wiki.api import ClientSettings, WikiClient
 from sideways.sources.wiki.build import build_riddles
 from sideways.sources.wiki.scrape import scrape

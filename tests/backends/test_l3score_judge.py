@@ -17,7 +17,7 @@ from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.config.options import OpenAICompatibleOptions
 from sideways.config.params import JudgeSpec
 from sideways.core.errors import ParamsError
-from sideways.llm.l3tasks import L3Item
+from sideways.llm.l3score_requests import L3Item
 from sideways.testing.openai_server import Behaviour, FakeServer
 
 e = math.exp

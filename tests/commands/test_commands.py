@@ -7,10 +7,10 @@ import yaml
 from helpers.model_project import KEY, N, make_project
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import RIDDLES
-from sideways.backends.context import run_context
 from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.cli import main
 from sideways.config.params import load_params
+from sideways.jobs.context import run_context
 from sideways.testing.openai_server import Behaviour, FakeServer
 
 

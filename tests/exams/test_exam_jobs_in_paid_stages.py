@@ -14,7 +14,7 @@ import pytest
 from helpers import ROOT
 from sideways.artifacts import paths
 from sideways.artifacts.fingerprint import code_digest
-from sideways.exams.jobs import EXAM_CODE
+from sideways.jobs.exams import EXAM_CODE
 
 
 def stage_script(name: str) -> ModuleType:

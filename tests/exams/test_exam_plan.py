@@ -9,10 +9,10 @@ from helpers.exams import items, mcq, short
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import EXAM_ITEMS, EXAM_PREDICTIONS
-from sideways.backends.context import run_context
 from sideways.config.params import load_params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
+from sideways.jobs.context import run_context
 from sideways.planning.plan import plan_exam
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.exams import items, mcq
 from sideways.artifacts.schema import EXAM_PREDICTIONS
-from sideways.exams.mcq.extract import extract_letters
+from sideways.exams.mcq.letters import extract_letters
 from sideways.exams.mcq.prompt import prompt
 from sideways.exams.mcq.score import mean_se, outcome, summarize, table_cell
 from sideways.exams.results import detail_table, model_metrics

@@ -101,7 +101,7 @@ def test_the_body_sent_is_the_payload_the_key_was_computed_from(tmp_path, server
 
     from helpers.request_layer import context, make_riddles, model_spec
     from sideways.backends.openai_compatible import OpenAICompatibleBackend
-    from sideways.llm.tasks import prediction_calls
+    from sideways.llm.riddle_requests import prediction_calls
 
     riddles = make_riddles(3)
     backend = OpenAICompatibleBackend()

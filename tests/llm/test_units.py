@@ -191,8 +191,8 @@ def test_the_key_assembled_around_the_sent_payload_is_the_canonical_key(body):
 
 
 def test_lazy_calls_build_each_call_once_when_first_read():
+    from sideways.llm.riddle_requests import LazyCalls
     from sideways.llm.runner import Call
-    from sideways.llm.tasks import LazyCalls
 
     built: list[int] = []
 

@@ -2,8 +2,9 @@
 
 Low to high: core, artifacts, config, simulation, then the domain packages (sources, llm,
 annotation, scoring: none imports another), layton_eval (it scores with ``scoring``) beside
-backends, labelling (the annotation app: it reads bins with ``scoring``) and report (the report site, from the
-tables and ``scoring``), exams, planning, the commands, and the ``sideways`` entry point last.
+backends, annotation_app (it reads bins with ``scoring``) and report (the report site, from the
+tables and ``scoring``), exams, jobs (running paid work: it runs the backends and the exam's
+jobs), planning, the commands, and the ``sideways`` entry point last.
 Read with ast, as the stage-deps guard reads it, so a lazily imported module counts too.
 """
 
@@ -22,8 +23,9 @@ LAYERS: list[set[str]] = [
     {"config"},
     {"simulation"},
     {"sources", "llm", "annotation", "scoring"},
-    {"layton_eval", "backends", "labelling", "report"},
+    {"layton_eval", "backends", "annotation_app", "report"},
     {"exams"},
+    {"jobs"},
     {"planning"},
     {"commands", "testing"},
     {"cli"},

@@ -86,7 +86,7 @@ def stale_stages(repo: Path) -> set[str]:
     ("core/seeding.py", {"scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
      | {"report", "exam_items", "exam_score", "predict", "judge"}),
     # the exam's jobs run in predict and judge, so those stages import the exams package
-    ("exams/mcq/extract.py", {"exam_items", "exam_score", "predict", "judge"}),
+    ("exams/mcq/letters.py", {"exam_items", "exam_score", "predict", "judge"}),
 ])
 def test_editing_a_module_makes_dvc_status_list_exactly_the_stages_that_import_it(project, module, stale):
     """docs/design.md, "Every stage depends on every module its script imports"."""

@@ -36,8 +36,8 @@ from sideways.config.options import BatchOptions, expect_options
 from sideways.config.requests import RequestSettings
 from sideways.core.errors import ParamsError
 from sideways.llm.formats import AnthropicMessages, GeminiGenerate, Generation, OpenAIChat, WireFormat
+from sideways.llm.riddle_requests import Target
 from sideways.llm.runner import Call, Result, RunOptions
-from sideways.llm.tasks import Target
 
 BATCHLING_DB = "batchling.sqlite3"
 

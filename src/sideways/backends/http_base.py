@@ -21,13 +21,11 @@ from sideways.config.params import EXTRACT_KEY, JudgeSpec, ModelSpec
 from sideways.config.requests import RequestSettings
 from sideways.core.collector import old_objects_frozen
 from sideways.llm.cache import RequestCache
-from sideways.llm.extraction import extraction_calls, extraction_rows, load_template
-from sideways.llm.l3tasks import L3Item, L3Outcome, l3_calls, l3_judgment_calls, l3_judgment_rows, l3_outcome
+from sideways.llm.extract_requests import extraction_calls, extraction_rows, load_template
+from sideways.llm.l3score_requests import L3Item, L3Outcome, l3_calls, l3_judgment_calls, l3_judgment_rows, l3_outcome
 from sideways.llm.prompts import Prompt, Templates, load_templates
 from sideways.llm.retry import RetryPolicy
-from sideways.llm.runner import Call, Result, RunOptions, Transport, run_calls
-from sideways.llm.secrets import Redactor, api_key
-from sideways.llm.tasks import (
+from sideways.llm.riddle_requests import (
     Target,
     account,
     judgment_calls,
@@ -37,6 +35,8 @@ from sideways.llm.tasks import (
     prediction_rows,
     text_calls,
 )
+from sideways.llm.runner import Call, Result, RunOptions, Transport, run_calls
+from sideways.llm.secrets import Redactor, api_key
 
 Spec = ModelSpec | JudgeSpec
 
@@ -106,7 +106,7 @@ class HttpBackend:
         return target, extraction_calls(riddles, spec.key, target, load_template())
 
     def extract(self, riddles: pd.DataFrame, spec: ModelSpec, ctx: RunContext) -> pd.DataFrame:
-        """One extraction row per riddle (:data:`sideways.llm.extraction.ROW_COLUMNS`)."""
+        """One extraction row per riddle (:data:`sideways.llm.extract_requests.ROW_COLUMNS`)."""
         target, calls = self.plan_extractions(riddles, spec, ctx)
         redact = self.redactor(spec, ctx)
         results = self._run(spec, target, calls, ctx, f"extract {spec.name}", redact)

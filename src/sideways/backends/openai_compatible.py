@@ -19,8 +19,8 @@ from sideways.config.options import OpenAICompatibleOptions, expect_options
 from sideways.config.requests import RequestSettings
 from sideways.llm.formats import Generation, OpenAIChat
 from sideways.llm.ratelimit import endpoint_gate
+from sideways.llm.riddle_requests import Target
 from sideways.llm.runner import Call, Reply, RunOptions, TransportError
-from sideways.llm.tasks import Target
 
 
 class _Session:

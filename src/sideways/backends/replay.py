@@ -31,7 +31,7 @@ from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec
 from sideways.core.errors import ReplayError
 from sideways.llm.cache import canonical_json
-from sideways.llm.extraction import ROW_COLUMNS, parse_extraction
+from sideways.llm.extract_requests import ROW_COLUMNS, parse_extraction
 from sideways.llm.parsing import parse_prediction, parse_verdict
 
 

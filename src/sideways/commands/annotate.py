@@ -7,15 +7,15 @@ import argparse
 from pathlib import Path
 
 from sideways.annotation.agreement import agreement
+from sideways.annotation_app.items import Item, load_items
+from sideways.annotation_app.queue import Plan, State, holes, progress, show_bin
+from sideways.annotation_app.store import LabelStore, extend
 from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers, add_params_option, run_alone
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.core.jsonl import read_jsonl_numbered
-from sideways.labelling.items import Item, load_items
-from sideways.labelling.queue import Plan, State, holes, progress, show_bin
-from sideways.labelling.store import LabelStore, extend
 from sideways.layton_eval.annotations import DEFAULT_ANNOTATOR, convert_annotations
 
 DESCRIPTION = """\
@@ -94,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
 def serve(params: Params, split: str, annotator: str, host: str, port: int) -> int:
     from aiohttp import web
 
-    from sideways.labelling.app import make_app
-    from sideways.labelling.service import LabelService
+    from sideways.annotation_app.app import make_app
+    from sideways.annotation_app.service import LabelService
 
     if not annotator.strip() or len(annotator) > 64:
         raise SidewaysError("--annotator: a name of 1 to 64 characters")

@@ -15,10 +15,10 @@ from collections import defaultdict
 from typing import Any
 
 from sideways.backends.base import RunContext
-from sideways.backends.context import run_context
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
+from sideways.jobs.context import run_context
 from sideways.llm.cache import RequestCache, explain
 from sideways.planning.plan import plan_model
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 
-from sideways.backends.context import run_context
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
+from sideways.jobs.context import run_context
 from sideways.llm.cache import RequestCache
 from sideways.planning.estimate import Estimate, estimate
 from sideways.planning.plan import EXTRACT, carried_keys, pending_splits, plan_all

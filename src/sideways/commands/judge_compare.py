@@ -7,12 +7,12 @@ import argparse
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, write_json
 from sideways.artifacts.schema import EXAM_ITEMS, EXAM_PREDICTIONS
-from sideways.backends.context import run_context
 from sideways.commands import Subparsers, add_params_option, run_alone
 from sideways.config.params import JudgeSpec, ModelSpec, Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.exams.compare import compare_strategies, per_item, render, sample_answers
 from sideways.exams.grade import exam_panel
+from sideways.jobs.context import run_context
 
 DESCRIPTION = """\
 Grade a seeded sample of one model's short answers (from `dvc repro`) with one judge under each

@@ -23,7 +23,7 @@ from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings
 from sideways.core import progress
 from sideways.core.errors import ParamsError, SchemaError
-from sideways.llm.l3tasks import L3Item, L3Outcome
+from sideways.llm.l3score_requests import L3Item, L3Outcome
 from sideways.llm.secrets import environment
 
 FIELDS = ("question", "prediction", "reference")

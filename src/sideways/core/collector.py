@@ -10,7 +10,7 @@ the loop look only at what the loop itself created; ``gc.unfreeze()`` puts them 
 Nothing is leaked: cycles among new objects are still collected, and the frozen ones are
 collected as usual once unfrozen.
 
-Several request loops may run at once, one per thread (:func:`sideways.backends.fanout.run_jobs`),
+Several request loops may run at once, one per thread (:func:`sideways.jobs.fanout.run_jobs`),
 so the freeze is counted: every entry freezes (objects made since the last freeze join the
 permanent generation), and only the last block to leave unfreezes, never while another loop runs.
 """

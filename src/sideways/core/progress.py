@@ -1,6 +1,6 @@
 """Progress bars for long work (predict, judge, scrape): shown on a terminal, silent otherwise.
 
-When several jobs run at once (:func:`sideways.backends.fanout.run_jobs`), each provider gets
+When several jobs run at once (:func:`sideways.jobs.fanout.run_jobs`), each provider gets
 one bar for all its jobs: a job's thread runs inside :func:`job_scope`, and the request runs it
 makes ask :func:`counter` for their progress, which is then that provider's :class:`Group`.
 """

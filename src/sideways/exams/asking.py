@@ -18,7 +18,7 @@ from sideways.backends.base import RunContext
 from sideways.backends.http_base import HttpBackend, Spec
 from sideways.core.errors import ParamsError
 from sideways.llm.prompts import Prompt
-from sideways.llm.tasks import latency, usage
+from sideways.llm.riddle_requests import latency, usage
 
 NO_USAGE: Usage = {"request_hash": None, "input_tokens": None, "output_tokens": None, "cost_usd": None}
 

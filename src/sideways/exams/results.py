@@ -1,7 +1,7 @@
 """Exam results: per-question detail, the metrics per model, and the per-topic breakdown.
 
 Multiple choice is scored here, without a judge: the letters are extracted from the reply
-(:mod:`~sideways.exams.mcq.extract`) and scored as evaluate-idk does
+(:mod:`~sideways.exams.mcq.letters`) and scored as evaluate-idk does
 (:mod:`~sideways.exams.mcq.score`). A question whose request failed (``api_error``) is left
 out of the means (the stage that asked fails above ``requests.max_failure_share``).
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from sideways.artifacts.schema import EXAM_DETAIL, records, records_by
-from sideways.exams.mcq.extract import extract_letters
+from sideways.exams.mcq.letters import extract_letters
 from sideways.exams.mcq.present import choices_of
 from sideways.exams.mcq.score import METRICS, Mean, mean_se, outcome
 from sideways.exams.short_answer.score import item_points, points_score

@@ -19,16 +19,16 @@ from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_ITEMS, EXAM_PREDICTIONS, PREDICTIONS, RIDDLES
 from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
-from sideways.backends.extract import extractor_for
 from sideways.backends.http_base import HttpBackend
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.core.errors import SidewaysError
 from sideways.exams.answer import answer_requests
 from sideways.exams.grade import exam_panel, grade_requests
+from sideways.jobs.extract import extractor_for
 from sideways.llm.answers import read_answers
 from sideways.llm.prompts import Prompt
+from sideways.llm.riddle_requests import Target, text_calls
 from sideways.llm.runner import Call
-from sideways.llm.tasks import Target, text_calls
 from sideways.sources.wiki.build import build_riddles
 
 EXTRACT = "extract"  # the extract stage (one stage, not a matrix): its split column says "wiki"

@@ -5,7 +5,7 @@ Real puzzle pages have no answer field: the answer sits inside the solution text
 each riddle the extract stage produces the final answer, a gold justification and two flags:
 ``needs_game_engine`` (an interactive puzzle: drag, draw, arrange on screen; the game checks
 it, so there is no answer to grade) and ``needs_image``. A model can do this
-(:mod:`sideways.llm.extraction`); this module is the deterministic default, which finds an
+(:mod:`sideways.llm.extract_requests`); this module is the deterministic default, which finds an
 answer only where the text states it ("the answer is X", "X is the answer", "the number is
 X") and otherwise leaves it empty and marks the riddle for review, never inventing one.
 Pure functions: no I/O.

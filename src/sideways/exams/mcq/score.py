@@ -1,6 +1,6 @@
 """evaluate-idk's four per-item metrics and their means with standard errors.
 
-Per item, from the letters extracted (:mod:`~sideways.exams.mcq.extract`) and the gold letter:
+Per item, from the letters extracted (:mod:`~sideways.exams.mcq.letters`) and the gold letter:
 
 - ``trad``: 1 if right, else 0 (E and failures included);
 - ``idk``: +1 right, 0 for E, -1 wrong; an extraction failure counts as wrong (-1);

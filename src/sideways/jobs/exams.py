@@ -3,7 +3,7 @@
 They run inside the riddles' paid DVC stages (``predict`` and ``judge``), in the same fan-out as
 the riddles' jobs, so a repro waits two rounds of batches, not four (docs/design.md, "Every batch
 in flight"). Their files keep the folders named after their kind; each is fingerprinted and
-reused like a riddle job (:mod:`sideways.backends.coarse`).
+reused like a riddle job (:mod:`sideways.jobs.coarse`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from sideways.artifacts.fingerprint import digest, file_digest
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
-from sideways.backends.coarse import JobFiles, PaidJob, Work, paid_job
-from sideways.backends.fanout import Job, run_jobs
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.fanout import Job, run_jobs
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.llm.pricing import cost_totals

@@ -3,7 +3,7 @@
 A job is named as the per-model stage used to be (``predict@<model>-<split>``); its inputs
 fingerprint (:mod:`sideways.artifacts.fingerprint`) covers the model's params entry (and the
 jury, for judge), the seed, the split table, the predictions it grades, and the stage's code and
-prompt templates, so an unchanged job is reused (:mod:`sideways.backends.coarse`).
+prompt templates, so an unchanged job is reused (:mod:`sideways.jobs.coarse`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS, RIDDLES
 from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
-from sideways.backends.coarse import JobFiles, PaidJob, Work, paid_job
-from sideways.backends.fanout import Job, run_jobs
 from sideways.config.params import JudgeSpec, ModelSpec, Params
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.fanout import Job, run_jobs
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share, judged
 from sideways.llm.pricing import cost_totals

@@ -12,9 +12,9 @@ import pytest
 
 from helpers.label_project import MODELS, Served, label_project
 from sideways.annotation.labels import read_label_file
+from sideways.annotation_app.queue import Candidate, Plan, wanted
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import RIDDLES
-from sideways.labelling.queue import Candidate, Plan, wanted
 
 TOKEN = "X-CSRF-Token"
 

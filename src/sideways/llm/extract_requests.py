@@ -21,8 +21,8 @@ from sideways.config.prices import PriceTable
 from sideways.llm.formats import Generation
 from sideways.llm.parsing import load_object
 from sideways.llm.prompts import HINT_COLUMNS, HINT_NAMES, Prompt, media_type
+from sideways.llm.riddle_requests import Target, _raw, usage
 from sideways.llm.runner import Call, Redact, Result
-from sideways.llm.tasks import Target, _raw, usage
 
 TEMPLATE_FILE = "extract.md"
 EXTRACTION_SCHEMA: dict[str, Any] = {

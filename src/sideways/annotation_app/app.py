@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sideways.labelling.service import BadRequest, Conflict, LabelService
+from sideways.annotation_app.service import BadRequest, Conflict, LabelService
 
 TOKEN_HEADER = "X-CSRF-Token"
 SERVICE = web.AppKey("service", LabelService)
@@ -103,7 +103,7 @@ async def progress(request: web.Request) -> web.Response:
 
 def _static(name: str) -> Handler:
     async def handle(request: web.Request) -> web.Response:
-        text = resources.files("sideways.labelling").joinpath("static", name).read_text(encoding="utf-8")
+        text = resources.files("sideways.annotation_app").joinpath("static", name).read_text(encoding="utf-8")
         kind = _TYPES[name.rsplit(".", 1)[1]]
         return web.Response(text=text, content_type=kind, headers={"Content-Security-Policy": _CSP})
 

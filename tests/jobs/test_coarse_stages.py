@@ -21,10 +21,10 @@ from helpers.harness import env, jobs_ran, jobs_reused, no_exam
 from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import table_inputs, write_table
 from sideways.artifacts.schema import RIDDLES
-from sideways.backends.coarse import JobFiles, PaidJob, Result, run_stage
-from sideways.backends.fanout import Job, JobsFailed
-from sideways.backends.jobs import judge_inputs, predict_inputs
 from sideways.config.params import load_params
+from sideways.jobs.coarse import JobFiles, PaidJob, Result, run_stage
+from sideways.jobs.fanout import Job, JobsFailed
+from sideways.jobs.riddles import judge_inputs, predict_inputs
 
 MODELS = ("atlas-large", "nimbus-pro", "tide-open")
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, table_inputs
 from sideways.artifacts.previous import previous_bytes, previous_output
-from sideways.backends.fanout import Job, run_jobs
+from sideways.jobs.fanout import Job, run_jobs
 from sideways.llm.answers import answers_bytes, restore_previous, used
 from sideways.llm.cache import RequestCache
 

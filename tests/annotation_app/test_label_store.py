@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from sideways.annotation_app.store import LabelStore, extend
 from sideways.core.errors import SchemaError
-from sideways.labelling.store import LabelStore, extend
 
 
 def _rec(r, who="ana"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from sideways.annotation.log import Event
-from sideways.labelling.queue import Candidate, Plan, State, holes, next_item, progress, wanted
+from sideways.annotation_app.queue import Candidate, Plan, State, holes, next_item, progress, wanted
 
 PROVIDERS = {"a1": "openai", "a2": "openai", "g1": "gemini", "c1": "anthropic"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sideways.backends.fanout import Job, JobsFailed, run_jobs
 from sideways.core.errors import SidewaysError
+from sideways.jobs.fanout import Job, JobsFailed, run_jobs
 
 
 def test_results_come_in_the_order_given():

@@ -31,7 +31,7 @@ USAGE = ("request_hash", "input_tokens", "output_tokens", "cost_usd")
 
 class Extractor(Protocol):
     def extract(self, riddles: pd.DataFrame, spec: ModelSpec, ctx: RunContext) -> pd.DataFrame:
-        """One row per riddle with the columns of :data:`sideways.llm.extraction.ROW_COLUMNS`."""
+        """One row per riddle with the columns of :data:`sideways.llm.extract_requests.ROW_COLUMNS`."""
         ...
 
 

@@ -20,9 +20,9 @@ from typing import Any
 
 from sideways.annotation.agreement import agreement
 from sideways.annotation.log import Event, ItemKey
-from sideways.labelling.items import Item
-from sideways.labelling.queue import Plan, State, eligible, next_item, progress
-from sideways.labelling.store import LabelStore
+from sideways.annotation_app.items import Item
+from sideways.annotation_app.queue import Plan, State, eligible, next_item, progress
+from sideways.annotation_app.store import LabelStore
 
 MAX_NOTE = 2000
 MAX_SESSIONS = 1000  # a script calling GET /api/next without its token opens a session each time

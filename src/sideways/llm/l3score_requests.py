@@ -3,7 +3,7 @@ top-5 log-probabilities, and results become scores, verdicts and JUDGMENTS rows.
 
 General over the item, so it grades a riddle's answer (question: the riddle, reference: its
 gold answer), a short answer, or the lines of ``sideways l3score`` alike. Pure code, like
-:mod:`sideways.llm.tasks`, which it shares the row layout and usage columns with.
+:mod:`sideways.llm.riddle_requests`, which it shares the row layout and usage columns with.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from sideways.config.prices import PriceTable
 from sideways.llm.formats import Generation
 from sideways.llm.l3score import TOP_N, LogprobError, l3score, top_logprobs
 from sideways.llm.prompts import Templates, l3score_prompt
+from sideways.llm.riddle_requests import RAW_LIMIT, Target, gradable, judgment_rows, usage
 from sideways.llm.runner import Call, Redact, Result
-from sideways.llm.tasks import RAW_LIMIT, Target, gradable, judgment_rows, usage
 
 #: What an l3score request adds to a chat completions body (as SPIQA's reference sends it).
 LOGPROB_FIELDS: dict[str, Any] = {"logprobs": True, "top_logprobs": TOP_N}

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from sideways.annotation_app.queue import Candidate
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import JURY, PREDICTIONS, RIDDLES, records_by
 from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
-from sideways.labelling.queue import Candidate
 from sideways.scoring.calibration import jury_bins
 
 _MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"RIFF": "image/webp"}

@@ -24,10 +24,10 @@ import pytest
 from helpers import ROOT
 from helpers.request_layer import context, make_riddles, model_spec
 from sideways.backends.batch import BatchBackend
-from sideways.backends.fanout import Job, JobsFailed, run_jobs
 from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.config.options import BatchOptions
 from sideways.config.params import ModelSpec
+from sideways.jobs.fanout import Job, JobsFailed, run_jobs
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.testing.fake_batch_provider import HOSTS_VAR, FakeBatchServer, hosts, redirect, write_sitecustomize
@@ -93,7 +93,7 @@ CHILD = """
 import json, sys
 from pathlib import Path
 from test_fanout_batches import MODELS, predict_job
-from sideways.backends.fanout import run_jobs
+from sideways.jobs.fanout import run_jobs
 tmp = Path(sys.argv[1])
 results = run_jobs([predict_job(key, provider, tmp) for key, provider in MODELS])
 (tmp / "statuses.json").write_text(json.dumps([df["status"].tolist() for df in results]))
