@@ -18,6 +18,7 @@ import pandas as pd
 
 from sideways.artifacts.schema import records
 from sideways.config.prices import PriceTable
+from sideways.core.cells import cell_text
 from sideways.llm.formats import Generation
 from sideways.llm.parsing import load_object
 from sideways.llm.prompts import HINT_COLUMNS, HINT_NAMES, Prompt, media_type
@@ -60,11 +61,12 @@ def load_template() -> str:
 
 def extraction_prompt(riddle: Mapping[str, Any], template: str) -> Prompt:
     """The riddle, every hint, the solution text, and the picture when there is one."""
-    given = [(name, _text(riddle.get(col))) for col, name in zip(HINT_COLUMNS, HINT_NAMES, strict=True)]
+    given = [(name, cell_text(riddle.get(col))) for col, name in zip(HINT_COLUMNS, HINT_NAMES, strict=True)]
     hints = "".join(f"\n- {name}: {text}" for name, text in given if text) or "none"
-    text = template.format(title=_text(riddle.get("title")), category=_text(riddle.get("category")) or "unknown",
-                           description=_text(riddle.get("description")), hints=hints,
-                           solution=_text(riddle.get("solution")) or "(none)")
+    category = cell_text(riddle.get("category")) or "unknown"
+    text = template.format(title=cell_text(riddle.get("title")), category=category,
+                           description=cell_text(riddle.get("description")), hints=hints,
+                           solution=cell_text(riddle.get("solution")) or "(none)")
     image = riddle.get("image")
     image = bytes(image) if isinstance(image, (bytes, bytearray, memoryview)) and len(image) else None
     return Prompt(text, image, media_type(image) if image else None)
@@ -88,8 +90,8 @@ def parse_extraction(text: str | None, truncated: bool = False) -> ExtractReply:
         return ExtractReply(error="reply has no boolean needs_game_engine and needs_image")
     answer = obj.get("answer")
     answer = str(answer) if isinstance(answer, (int, float)) and not isinstance(answer, bool) else answer
-    return ExtractReply(_text(answer), _text(obj.get("justification")), engine, image,
-                        _text(obj.get("review")) or None)
+    return ExtractReply(cell_text(answer), cell_text(obj.get("justification")), engine, image,
+                        cell_text(obj.get("review")) or None)
 
 
 def extraction_rows(riddles: pd.DataFrame, results: Sequence[Result], target: Target, prices: PriceTable,
@@ -109,8 +111,3 @@ def extraction_rows(riddles: pd.DataFrame, results: Sequence[Result], target: Ta
                      "error": redact(reply.error) if reply.error else None, "raw": _raw(result, decoded.text, redact)})
     return pd.DataFrame(rows, columns=list(ROW_COLUMNS))
 
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return str(value).strip()

@@ -37,6 +37,7 @@ import yaml
 
 from sideways.artifacts.schema import RIDDLES, SPLITS, conform, records
 from sideways.config.riddles import DEFAULT_THRESHOLD
+from sideways.core.cells import cell_text
 from sideways.core.errors import RiddleError
 
 REASONS = ("override", "needs_game_engine", "no_description", "no_answer", "duplicate", "no_image")
@@ -135,7 +136,7 @@ def curate(
         ov = overrides.get(row["riddle_id"])
         how = _decide_split(row, ov)
         if row["split"] == "vlm" and _image_missing(row):
-            why = _text(row.get("image_error")) or "a visual riddle without a picture"
+            why = cell_text(row.get("image_error")) or "a visual riddle without a picture"
             report.drop(row["riddle_id"], "no_image", why)
             continue
         report.split_by[how] += 1
@@ -164,10 +165,10 @@ def _first_checks(row: dict[str, Any], ov: Override | None, report: CurationRepo
         report.drop(rid, "override", ov.reason)
     elif _flag(row, "needs_game_engine"):
         report.drop(rid, "needs_game_engine", "an interactive puzzle: only the game can check it")
-    elif not _text(row.get("description")):
+    elif not cell_text(row.get("description")):
         report.drop(rid, "no_description", "the description is empty")
-    elif not _text(row.get("answer")):
-        report.drop(rid, "no_answer", _text(row.get("review")) or "the answer is empty")
+    elif not cell_text(row.get("answer")):
+        report.drop(rid, "no_answer", cell_text(row.get("review")) or "the answer is empty")
     else:
         return True
     return False
@@ -194,8 +195,8 @@ def _note_reviews(rows: list[dict[str, Any]], report: CurationReport) -> None:
     for row in rows:
         if _flag(row, "needs_review"):
             report.review.append({
-                "riddle_id": row["riddle_id"], "title": _text(row.get("title")), "url": _text(row.get("url")),
-                "review": _text(row.get("review")), "answer": _text(row.get("answer")),
+                "riddle_id": row["riddle_id"], "title": cell_text(row.get("title")), "url": cell_text(row.get("url")),
+                "review": cell_text(row.get("review")), "answer": cell_text(row.get("answer")),
                 "outcome": f"dropped: {outcome[row['riddle_id']]}" if row["riddle_id"] in outcome else "kept",
             })
 
@@ -241,9 +242,9 @@ def find_duplicates(
     dups: dict[str, tuple[str, str]] = {}
     for row in rows:
         rid = row["riddle_id"]
-        key = (normal_title(_text(row.get("title"))), _text(row.get("game")).lower())
-        answer = " ".join(sorted(tokens(_text(row.get("answer")))))
-        toks = tokens(_text(row.get("description")))
+        key = (normal_title(cell_text(row.get("title"))), cell_text(row.get("game")).lower())
+        answer = " ".join(sorted(tokens(cell_text(row.get("answer")))))
+        toks = tokens(cell_text(row.get("description")))
         known = bool(key[0] and key[1])  # without a game, "X" and "X (UF)" may be two games' puzzles
         if known and key in by_title:
             dups[rid] = (by_title[key], "same title and game")
@@ -325,10 +326,5 @@ def _drop_duplicates(rows: list[dict[str, Any]], threshold: float, report: Curat
 
 def _image_missing(row: Mapping[str, Any]) -> bool:
     image = row.get("image")
-    return not isinstance(image, (bytes, bytearray)) or not image or bool(_text(row.get("image_error")))
+    return not isinstance(image, (bytes, bytearray)) or not image or bool(cell_text(row.get("image_error")))
 
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return str(value).strip()

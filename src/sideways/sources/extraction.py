@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from sideways.artifacts.schema import EXTRACTED, records
+from sideways.core.cells import cell_text
 from sideways.sources.curation import visual_cue
 
 HEURISTIC = "heuristic"
@@ -91,16 +92,16 @@ def stated_answer(text: str) -> str | None:
 
 def heuristic(row: Mapping[str, Any]) -> Extraction:
     """The offline extractor: the page's own answer if it has one, else one stated in the solution."""
-    justification = win_line_removed(_text(row.get("solution")))
-    engine = needs_game_engine(_text(row.get("category")), _text(row.get("description")))
-    answer = _text(row.get("answer")) or stated_answer(justification) or ""
+    justification = win_line_removed(cell_text(row.get("solution")))
+    engine = needs_game_engine(cell_text(row.get("category")), cell_text(row.get("description")))
+    answer = cell_text(row.get("answer")) or stated_answer(justification) or ""
     problems = []
     if not answer:
         problems.append("no answer stated in the solution text")
     if not justification:
         problems.append("the page has no solution text")
     review = "; ".join(problems) if problems and not engine else None
-    return Extraction(answer, justification, engine, visual_cue(_text(row.get("description"))) is not None,
+    return Extraction(answer, justification, engine, visual_cue(cell_text(row.get("description"))) is not None,
                       review is not None, review)
 
 
@@ -127,8 +128,3 @@ def no_riddles() -> pd.DataFrame:
     """An empty EXTRACTED table (what the extract stage writes when the source is not the wiki)."""
     return pd.DataFrame(columns=EXTRACTED.names)
 
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return str(value).strip()
