@@ -41,7 +41,7 @@ def main() -> None:
     table, rows = run_extraction(riddles, spec, run_context(params))
     if spec is not None and rows is not None:  # a model extracted: its failures are counted like any stage's
         check_failure_share(rows, params.requests.max_failure_share, f"extract with {spec.name}",
-                            replay=spec.backend == "replay")
+                            replay=spec.capabilities.replays)
     write_table(table, EXTRACTED, paths.EXTRACTED)
     write_answers(paths.EXTRACT_ANSWERS, used(table["request_hash"], cache))
     write_json(paths.EXTRACT_COST, cost_totals({"extract": rows}, by="model") if rows is not None else {})

@@ -161,7 +161,7 @@ def test_batch_judge_over_anthropic(tmp_path):
 
 
 def test_batch_refuses_a_base_url_and_unknown_providers(tmp_path):
-    from sideways.config.options import model_options
+    from sideways.config.backends import model_options
     from sideways.core.errors import ParamsError
 
     with pytest.raises(ParamsError, match=r"models\.m\.base_url: batchling batches only"):

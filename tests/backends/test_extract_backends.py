@@ -78,7 +78,7 @@ def test_riddles_extract_params() -> None:
     spec = parse_params({**base, "riddles": {"extract": {"backend": "openai-compatible", "provider": "local",
                                                          "name": "m-1", "base_url": "http://127.0.0.1:1/v1"}}}).extractor
     assert spec is not None and (spec.key, spec.backend, spec.name) == ("extract", "openai-compatible", "m-1")
-    with pytest.raises(ParamsError, match=r"riddles\.extract\.backend: sim has nothing to simulate"):
+    with pytest.raises(ParamsError, match=r"riddles\.extract\.backend: sim cannot extract; use heuristic, batch, "):
         parse_params({**base, "riddles": {"extract": {"backend": "sim", "provider": "x"}}})
     with pytest.raises(ParamsError, match=r"riddles\.extract\.name: unknown key \(known: backend\)"):
         parse_params({**base, "riddles": {"extract": {"backend": "heuristic", "name": "x"}}})

@@ -144,7 +144,7 @@ def test_key_needed_only_when_something_must_be_sent(tmp_path):
 ])
 def test_bad_options_name_the_key(options, match):
     """Options are validated with params.yaml, before any backend runs."""
-    from sideways.config.options import model_options
+    from sideways.config.backends import model_options
 
     with pytest.raises(ParamsError, match=match):
         model_options("openai-compatible", {"base_url": "http://127.0.0.1:9/v1", **options}, "params.yaml: models.m")

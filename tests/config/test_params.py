@@ -90,7 +90,7 @@ def test_load_params_reports_bad_yaml(tmp_path):
 
 def test_every_backend_params_accept_has_a_predictor_and_a_judge():
     from sideways.backends import judge_for, predictor_for
-    from sideways.config.choices import BACKENDS
+    from sideways.config.backends import BACKENDS
     from sideways.config.options import SimModelOptions
     from sideways.config.params import JudgeSpec, ModelSpec
 
@@ -98,7 +98,7 @@ def test_every_backend_params_accept_has_a_predictor_and_a_judge():
     for name in BACKENDS:
         assert hasattr(predictor_for(ModelSpec("m", name, "p", "m", 0, options)), "predict")
         assert hasattr(judge_for(JudgeSpec("j", name, "p", "j", options)), "judge")
-    with pytest.raises(ParamsError, match=r"models\.m\.backend: backend 'x' is not available"):
+    with pytest.raises(ParamsError, match=r"models\.m\.backend: backend 'x' cannot predict \(backends that can: sim, "):
         predictor_for(ModelSpec("m", "x", "p", "m", 0, options))  # type: ignore[arg-type]
 
 
@@ -207,13 +207,23 @@ def test_backend_options_are_typed(default_params):
     assert p.jury.pool[0].options == SimJudgeOptions(sensitivity=0.93, specificity=0.88, self_bias=0.1)
 
 
-def test_every_option_has_exactly_one_validator():
+def test_every_option_of_every_backend_in_the_table_declares_its_validator():
     from dataclasses import fields
 
-    from sideways.config.options import VALIDATORS
+    from sideways.config.backends import BACKENDS
 
-    for cls, validators in VALIDATORS.items():
-        assert set(validators) == {f.name for f in fields(cls)}, cls.__name__
+    for entry in BACKENDS.values():
+        for cls in (entry.model_options, entry.judge_options):
+            for f in fields(cls):
+                assert callable(f.metadata.get("check")), f"{cls.__name__}.{f.name} has no validator (use option())"
+
+
+def test_an_option_declared_once_is_validated_from_that_declaration():
+    from sideways.config.options import SimJudgeOptions, parse_options
+
+    with pytest.raises(ParamsError, match=r"jury\.pool\.j\.sensitivity: .*1\.5"):
+        parse_options(SimJudgeOptions, "sim", {"sensitivity": 1.5}, "jury.pool.j")
+    assert parse_options(SimJudgeOptions, "sim", {"sensitivity": 0.5}, "w").sensitivity == 0.5
 
 
 def test_a_backend_given_another_backends_options_says_so():

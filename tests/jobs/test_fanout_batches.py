@@ -102,7 +102,7 @@ results = run_jobs([predict_job(key, provider, tmp) for key, provider in MODELS]
 
 def child_env(tmp_path: Path, servers: dict[str, FakeBatchServer]) -> dict[str, str]:
     shim = write_sitecustomize(tmp_path / "shim")
-    path = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests" / "backends"), str(shim)])
+    path = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"), str(Path(__file__).parent), str(shim)])
     return {**os.environ, "PYTHONPATH": path, "SIDEWAYS_PROGRESS": "0",
             HOSTS_VAR: json.dumps(hosts(list(servers.values())))}
 

@@ -1,7 +1,8 @@
-"""Backends by name: ``sim`` (offline, default), ``batch``, ``openai-compatible``, ``replay``.
+"""Backends by name, from the one backend table (:mod:`sideways.config.backends`).
 
 Each backend's module is imported only when a model or judge uses it, so the offline default
-never loads an HTTP stack.
+never loads an HTTP stack. A role the table gives no class for (a ``sim`` extractor) is an error
+naming the params key.
 """
 
 from __future__ import annotations
@@ -9,42 +10,57 @@ from __future__ import annotations
 import importlib
 from typing import cast
 
-from sideways.backends.base import Judge, Predictor, RunContext
-from sideways.config.choices import L3SCORE_BACKENDS
+from sideways.backends.base import Extractor, Judge, Predictor, RequestSender, RunContext
+from sideways.config.backends import backend_entry, backend_names, l3score_backends
 from sideways.config.params import JudgeSpec, ModelSpec, l3score_refusal
 from sideways.core.errors import ParamsError
 
-__all__ = ["Judge", "Predictor", "RunContext", "predictor_for", "judge_for"]
-
-# backend name -> (module, Predictor class, Judge class)
-_BACKENDS: dict[str, tuple[str, str, str]] = {
-    "sim": ("sideways.backends.sim", "SimPredictor", "SimJudge"),
-    "openai-compatible": ("sideways.backends.openai_compatible", "OpenAICompatibleBackend", "OpenAICompatibleBackend"),
-    "batch": ("sideways.backends.batch", "BatchBackend", "BatchBackend"),
-    "replay": ("sideways.backends.replay", "ReplayPredictor", "ReplayJudge"),
-}
+__all__ = ["Extractor", "Judge", "Predictor", "RequestSender", "RunContext", "as_sender", "extractor_for",
+           "judge_for", "predictor_for"]
 
 
-def _make(backend: str, role: int, method: str) -> object:
-    """An instance of the ``role``-th class of ``backend`` (imported now), which must have ``method``."""
-    module, *classes = _BACKENDS[backend]
-    instance: object = getattr(importlib.import_module(module), classes[role])()
+def _make(backend: str, cls: str | None, method: str, where: str) -> object:
+    """An instance of class ``cls`` of ``backend``'s module (imported now), which must have ``method``."""
+    if backend not in backend_names() or cls is None:
+        able = [n for n in backend_names() if getattr(backend_entry(n), _ROLE[method]) is not None]
+        raise ParamsError(f"{where}: backend {backend!r} cannot {method} (backends that can: {', '.join(able)})")
+    module = backend_entry(backend).module
+    instance: object = getattr(importlib.import_module(module), cls)()
     if not callable(getattr(instance, method, None)):
-        raise TypeError(f"{module}.{classes[role]} has no {method}() method")
+        raise TypeError(f"{module}.{cls} has no {method}() method")
     return instance
+
+
+_ROLE = {"predict": "predictor", "judge": "judge", "extract": "extractor"}
+
+
+def _class(backend: str, role: str) -> str | None:
+    return getattr(backend_entry(backend), role) if backend in backend_names() else None
 
 
 def predictor_for(model: ModelSpec) -> Predictor:
     """The Predictor for ``model.backend``."""
-    if model.backend not in _BACKENDS:
-        raise ParamsError(f"models.{model.key}.backend: backend {model.backend!r} is not available for predictions")
-    return cast(Predictor, _make(model.backend, 0, "predict"))
+    where = f"models.{model.key}.backend"
+    return cast(Predictor, _make(model.backend, _class(model.backend, "predictor"), "predict", where))
 
 
 def judge_for(judge: JudgeSpec) -> Judge:
     """The Judge for ``judge.backend``; an l3score judge on a backend without log-probabilities is refused."""
-    if judge.backend not in _BACKENDS:
-        raise ParamsError(f"jury.pool.{judge.key}.backend: backend {judge.backend!r} is not available for judges")
-    if judge.kind == "l3score" and judge.backend not in L3SCORE_BACKENDS:
+    if judge.kind == "l3score" and judge.backend not in l3score_backends():
         raise ParamsError(f"jury.pool.{judge.key}: {l3score_refusal(judge.key, judge.backend)}")
-    return cast(Judge, _make(judge.backend, 1, "judge"))
+    where = f"jury.pool.{judge.key}.backend"
+    return cast(Judge, _make(judge.backend, _class(judge.backend, "judge"), "judge", where))
+
+
+def extractor_for(spec: ModelSpec) -> Extractor:
+    """The Extractor for ``riddles.extract``'s backend."""
+    where = "params.yaml: riddles.extract.backend"
+    return cast(Extractor, _make(spec.backend, _class(spec.backend, "extractor"), "extract", where))
+
+
+def as_sender(instance: object, backend: str) -> RequestSender | None:
+    """``instance`` (a backend object of ``backend``) as a RequestSender when the table says the
+    backend sends requests, else None (simulated and replayed backends plan nothing)."""
+    if backend in backend_names() and backend_entry(backend).sends_requests:
+        return cast(RequestSender, instance)
+    return None

@@ -30,8 +30,8 @@ from urllib.parse import urlparse
 
 import httpx
 
-from sideways.backends.base import RunContext
-from sideways.backends.http_base import HttpBackend, Spec, policy, where
+from sideways.backends.base import RunContext, Spec
+from sideways.backends.http_base import HttpBackend, policy, where
 from sideways.config.options import BatchOptions, expect_options
 from sideways.config.requests import RequestSettings
 from sideways.core.errors import ParamsError

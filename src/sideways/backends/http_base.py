@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from sideways.backends.base import RunContext
+from sideways.backends.base import RunContext, Spec
 from sideways.config.options import HttpOptions, expect_options
 from sideways.config.params import EXTRACT_KEY, JudgeSpec, ModelSpec
 from sideways.config.requests import RequestSettings
@@ -37,8 +37,6 @@ from sideways.llm.riddle_requests import (
 )
 from sideways.llm.runner import Call, Result, RunOptions, Transport, run_calls
 from sideways.llm.secrets import Redactor, api_key
-
-Spec = ModelSpec | JudgeSpec
 
 
 def where(spec: Spec) -> str:

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 
-from sideways.backends.base import RunContext
-from sideways.backends.http_base import HttpBackend, Spec, policy, where
+from sideways.backends.base import RunContext, Spec
+from sideways.backends.http_base import HttpBackend, policy, where
 from sideways.config.options import OpenAICompatibleOptions, expect_options
 from sideways.config.requests import RequestSettings
 from sideways.llm.formats import Generation, OpenAIChat

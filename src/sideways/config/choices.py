@@ -24,25 +24,20 @@ from sideways.artifacts.schema import (
 )
 
 __all__ = [
-    "ANNOTATION_SOURCES", "AnnotationSource", "BACKENDS", "Backend", "EMPTY_BINS", "EmptyBin", "FIELDS",
-    "Field", "INTERVALS", "IntervalName", "JUDGE_KINDS", "JudgeKind", "L3SCORE_BACKENDS", "MAX_TOKENS_FIELDS",
+    "ANNOTATION_SOURCES", "AnnotationSource", "Backend", "EMPTY_BINS", "EmptyBin", "FIELDS",
+    "Field", "INTERVALS", "IntervalName", "JUDGE_KINDS", "JudgeKind", "MAX_TOKENS_FIELDS",
     "METHODS", "MaxTokensField", "Method", "RIDDLE_SOURCES", "RiddleSource",
     "STATUSES", "Status",
 ]
 
-Backend = Literal["sim", "batch", "openai-compatible", "replay"]
-"""How a model or judge is run: offline simulation, a provider Batch API, direct HTTP, or a file."""
-BACKENDS: tuple[Backend, ...] = get_args(Backend)
+Backend = str
+"""How a model or judge is run: a name of the backend table (:data:`sideways.config.backends.BACKENDS`),
+which is the one list of them (a new backend is one entry there, not a new literal here)."""
 
 JudgeKind = Literal["verdict", "l3score"]
 """What a judge is asked: the JSON verdict prompt (``judge.md``), or L3Score's Yes/No question
 whose top-5 log-probabilities give a graded score (``l3score.md``, docs/method.md §7)."""
 JUDGE_KINDS: tuple[JudgeKind, ...] = get_args(JudgeKind)
-
-L3SCORE_BACKENDS: tuple[Backend, ...] = ("openai-compatible", "sim")
-"""The backends an ``l3score`` judge may use: those that return top-5 log-probabilities (or
-simulate them). Batch APIs are refused: Anthropic's and Gemini's return none, and batchling's
-batches are not set up to ask for them; a replay file holds verdicts, not log-probabilities."""
 
 RiddleSource = Literal["demo", "hf", "wiki"]
 """Where the riddles come from: the bundled demo set, the published dataset, or the wiki."""

@@ -3,85 +3,29 @@
 Each entry of ``models:`` and ``jury.pool:`` holds its identity (backend, provider, name,
 n_hints) and the options of its backend; an option another backend takes, or a typo, is an
 error naming the key path. An API key written inline is refused: params.yaml is versioned.
+Each option is declared once, as a field with its type, default and validator (:func:`option`);
+which class a backend's entries are parsed into is said by the backend table
+(:mod:`sideways.config.backends`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, fields
-from typing import Any
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar
 
 from sideways.config import checks
-from sideways.config.choices import MAX_TOKENS_FIELDS, Backend, MaxTokensField
+from sideways.config.choices import MAX_TOKENS_FIELDS, MaxTokensField
 from sideways.core.errors import ParamsError
 
 DEFAULT_MAX_TOKENS = 4096  # a model entry's max_tokens overrides it
 INLINE_KEY_OPTIONS = ("api_key", "key", "token", "secret")
-
-
-@dataclass(frozen=True, kw_only=True)
-class SimModelOptions:
-    """Simulated model: ``skill`` (0-1), ``justification`` (P(gold justification | right)),
-    ``hint_gain`` (logit per hint), ``vision_skill`` (skill on the vlm split; None: ``skill``),
-    ``abstain`` (on an exam, P(answers "I don't know") when it does not know the answer)."""
-
-    skill: float
-    justification: float = 0.9
-    hint_gain: float = 0.4
-    vision_skill: float | None = None
-    abstain: float = 0.3
-
-
-@dataclass(frozen=True, kw_only=True)
-class SimJudgeOptions:
-    """Simulated judge: P(says correct | correct), P(says incorrect | incorrect), the bias
-    towards its own provider's models, and the share of unparseable verdicts."""
-
-    sensitivity: float = 0.9
-    specificity: float = 0.9
-    self_bias: float = 0.0
-    failure_rate: float = 0.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class HttpOptions:
-    """What both HTTP backends take: the key's variable and the generation settings."""
-
-    api_key_env: str | None = None
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    temperature: float | None = None
-    structured_output: bool = True
-
-
-@dataclass(frozen=True, kw_only=True)
-class BatchOptions(HttpOptions):
-    """``batch``: the provider's own host and key variable; no base_url (batchling needs the real host)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class OpenAICompatibleOptions(HttpOptions):
-    """``openai-compatible``: any endpoint; concurrency, rpm and timeout_s None take ``requests:``'s."""
-
-    base_url: str
-    concurrency: int | None = None
-    rpm: float | None = None
-    timeout_s: float | None = None
-    max_tokens_field: MaxTokensField = "max_tokens"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReplayOptions:
-    """``replay``: the file of predictions or verdicts, the model name its rows carry, and the
-    file of a model's raw exam replies (``exam_path``: ``item_id`` and ``text`` per question)."""
-
-    path: str
-    match_model: str | None = None
-    exam_path: str | None = None
-
-
-ModelOptions = SimModelOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
-JudgeOptions = SimJudgeOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
 Check = Callable[[Any, str], Any]
+
+
+def option(check: Check, default: Any = MISSING) -> Any:
+    """A backend option: its default (none: required) and its validator, declared together."""
+    return field(default=default, metadata={"check": check})
 
 
 def _probability(value: Any, where: str) -> float:
@@ -105,29 +49,76 @@ def _rpm(value: Any, where: str) -> float | None:
     return value
 
 
-_HTTP: dict[str, Check] = {
-    "api_key_env": checks.optional_string,
-    "max_tokens": _positive_int,
-    "temperature": checks.optional_number,
-    "structured_output": checks.boolean,
-}
-# option -> validator, per options class; every field of the class is listed (a test checks it)
-VALIDATORS: dict[type, dict[str, Check]] = {
-    SimModelOptions: {"skill": _probability, "justification": _probability, "hint_gain": checks.number,
-                      "vision_skill": lambda v, w: None if v is None else _probability(v, w),
-                      "abstain": _probability},
-    SimJudgeOptions: {"sensitivity": _probability, "specificity": _probability,
-                      "self_bias": lambda v, w: checks.number(v, w, -1.0, 1.0), "failure_rate": _probability},
-    BatchOptions: _HTTP,
-    OpenAICompatibleOptions: {**_HTTP, "base_url": _base_url, "concurrency": _positive_int, "rpm": _rpm,
-                              "timeout_s": lambda v, w: checks.optional_number(v, w, lo=0),
-                              "max_tokens_field": lambda v, w: checks.choice(v, MAX_TOKENS_FIELDS, w)},
-    ReplayOptions: {"path": checks.string, "match_model": checks.optional_string,
-                    "exam_path": checks.optional_string},
-}
-_MODEL: dict[Backend, type] = {"sim": SimModelOptions, "batch": BatchOptions,
-                               "openai-compatible": OpenAICompatibleOptions, "replay": ReplayOptions}
-_JUDGE: dict[Backend, type] = {**_MODEL, "sim": SimJudgeOptions}
+def _optional_probability(value: Any, where: str) -> float | None:
+    return None if value is None else _probability(value, where)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimModelOptions:
+    """Simulated model: ``skill`` (0-1), ``justification`` (P(gold justification | right)),
+    ``hint_gain`` (logit per hint), ``vision_skill`` (skill on the vlm split; None: ``skill``),
+    ``abstain`` (on an exam, P(answers "I don't know") when it does not know the answer)."""
+
+    skill: float = option(_probability)
+    justification: float = option(_probability, 0.9)
+    hint_gain: float = option(checks.number, 0.4)
+    vision_skill: float | None = option(_optional_probability, None)
+    abstain: float = option(_probability, 0.3)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimJudgeOptions:
+    """Simulated judge: P(says correct | correct), P(says incorrect | incorrect), the bias
+    towards its own provider's models, and the share of unparseable verdicts."""
+
+    sensitivity: float = option(_probability, 0.9)
+    specificity: float = option(_probability, 0.9)
+    self_bias: float = option(lambda v, w: checks.number(v, w, -1.0, 1.0), 0.0)
+    failure_rate: float = option(_probability, 0.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HttpOptions:
+    """What both HTTP backends take: the key's variable and the generation settings."""
+
+    api_key_env: str | None = option(checks.optional_string, None)
+    max_tokens: int = option(_positive_int, DEFAULT_MAX_TOKENS)
+    temperature: float | None = option(checks.optional_number, None)
+    structured_output: bool = option(checks.boolean, True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchOptions(HttpOptions):
+    """``batch``: the provider's own host and key variable; no base_url (batchling needs the real host)."""
+
+    REFUSED: ClassVar[dict[str, str]] = {
+        "base_url": "batchling batches only requests to the provider's own host; "
+                    "for another endpoint use backend openai-compatible"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenAICompatibleOptions(HttpOptions):
+    """``openai-compatible``: any endpoint; concurrency, rpm and timeout_s None take ``requests:``'s."""
+
+    base_url: str = option(_base_url)
+    concurrency: int | None = option(_positive_int, None)
+    rpm: float | None = option(_rpm, None)
+    timeout_s: float | None = option(lambda v, w: checks.optional_number(v, w, lo=0), None)
+    max_tokens_field: MaxTokensField = option(lambda v, w: checks.choice(v, MAX_TOKENS_FIELDS, w), "max_tokens")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayOptions:
+    """``replay``: the file of predictions or verdicts, the model name its rows carry, and the
+    file of a model's raw exam replies (``exam_path``: ``item_id`` and ``text`` per question)."""
+
+    path: str = option(checks.string)
+    match_model: str | None = option(checks.optional_string, None)
+    exam_path: str | None = option(checks.optional_string, None)
+
+
+ModelOptions = SimModelOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
+JudgeOptions = SimJudgeOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
 # what a missing required option is for (default: "the <backend> backend needs this option")
 _NEEDED = {
     "skill": "the sim backend needs a skill (the probability of a right answer, 0-1)",
@@ -136,29 +127,25 @@ _NEEDED = {
 }
 
 
-def model_options(backend: Backend, data: Mapping[str, Any], where: str) -> ModelOptions:
-    """The options of a ``models:`` entry (``data`` without its identity keys)."""
-    options: ModelOptions = _parse(_MODEL[backend], backend, data, where)
-    return options
+def validators(cls: type) -> dict[str, Check]:
+    """Option name -> validator of an options class, read from its fields' declarations."""
+    return {f.name: f.metadata["check"] for f in fields(cls)}
 
 
-def judge_options(backend: Backend, data: Mapping[str, Any], where: str) -> JudgeOptions:
-    """The options of a ``jury.pool:`` entry (``data`` without its identity keys)."""
-    options: JudgeOptions = _parse(_JUDGE[backend], backend, data, where)
-    return options
-
-
-def _parse(cls: type, backend: Backend, data: Mapping[str, Any], where: str) -> Any:
+def parse_options(cls: type, backend: str, data: Mapping[str, Any], where: str) -> Any:
+    """An instance of the options class ``cls`` of ``backend`` from a params entry (``data``
+    without its identity keys): unknown keys, missing required ones and bad values are errors
+    naming the key path; an inline API key is refused."""
     reject_inline_keys(data, where)
-    if backend == "batch" and "base_url" in data:
-        raise ParamsError(f"{where}.base_url: batchling batches only requests to the provider's own host; "
-                          "for another endpoint use backend openai-compatible")
-    validators = VALIDATORS[cls]
-    checks.known_keys(data, validators, where)
+    for name, why in getattr(cls, "REFUSED", {}).items():
+        if name in data:
+            raise ParamsError(f"{where}.{name}: {why}")
+    checks_of = validators(cls)
+    checks.known_keys(data, checks_of, where)
     for f in fields(cls):
         if f.name not in data and f.default is MISSING and f.default_factory is MISSING:
             raise ParamsError(f"{where}.{f.name}: {_NEEDED.get(f.name, f'the {backend} backend needs this option')}")
-    return cls(**{k: validators[k](v, f"{where}.{k}") for k, v in data.items()})
+    return cls(**{k: checks_of[k](v, f"{where}.{k}") for k, v in data.items()})
 
 
 def expect_options[Options](options: object, cls: type[Options], where: str) -> Options:

@@ -18,13 +18,19 @@ import yaml
 
 from sideways.artifacts.schema import FIELDS, SPLITS, Field
 from sideways.config import checks
+from sideways.config.backends import (
+    BackendEntry,
+    backend_entry,
+    backend_names,
+    judge_options,
+    l3score_backends,
+    model_options,
+)
 from sideways.config.choices import (
     ANNOTATION_SOURCES,
-    BACKENDS,
     EMPTY_BINS,
     INTERVALS,
     JUDGE_KINDS,
-    L3SCORE_BACKENDS,
     METHODS,
     AnnotationSource,
     Backend,
@@ -34,7 +40,7 @@ from sideways.config.choices import (
     Method,
 )
 from sideways.config.exam import ExamParams, parse_exam
-from sideways.config.options import JudgeOptions, ModelOptions, judge_options, model_options
+from sideways.config.options import JudgeOptions, ModelOptions
 from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
@@ -62,6 +68,11 @@ class ModelSpec:
     n_hints: int
     options: ModelOptions
 
+    @property
+    def capabilities(self) -> BackendEntry:
+        """What this spec's backend can do, from the backend table (sends requests, batch, ...)."""
+        return backend_entry(self.backend)
+
 
 @dataclass(frozen=True)
 class JudgeSpec:
@@ -79,6 +90,11 @@ class JudgeSpec:
     options: JudgeOptions
     kind: JudgeKind = "verdict"
     threshold: float = L3SCORE_THRESHOLD
+
+    @property
+    def capabilities(self) -> BackendEntry:
+        """What this spec's backend can do, from the backend table (sends requests, batch, ...)."""
+        return backend_entry(self.backend)
 
 
 @dataclass(frozen=True)
@@ -192,9 +208,10 @@ def _extractor(entry: Mapping[str, Any], source: str) -> ModelSpec | None:
     if entry.get("backend", HEURISTIC) == HEURISTIC:
         checks.known_keys(entry, ("backend",), where)
         return None
-    if entry.get("backend") == "sim":
-        raise ParamsError(f"{where}.backend: sim has nothing to simulate here; use heuristic, batch, "
-                          "openai-compatible or replay")
+    extractors = [name for name in backend_names() if backend_entry(name).extractor is not None]
+    if entry.get("backend") in backend_names() and entry.get("backend") not in extractors:
+        raise ParamsError(f"{where}.backend: {entry['backend']} cannot extract; "
+                          f"use {', '.join([HEURISTIC, *extractors])}")
     backend, provider, name = _identity(entry, EXTRACT_KEY, where)
     return ModelSpec(EXTRACT_KEY, backend, provider, name, 0, model_options(backend, entry, where))
 
@@ -257,7 +274,7 @@ def _model(key: Any, spec: Any, source: str) -> ModelSpec:
 
 def _identity(entry: dict[str, Any], key: str, where: str) -> tuple[Backend, str, str]:
     """Pop and check the keys every model and judge has: backend, provider, name."""
-    backend = checks.choice(entry.pop("backend", None), BACKENDS, f"{where}.backend")
+    backend = checks.choice(entry.pop("backend", None), backend_names(), f"{where}.backend")
     provider = checks.string(entry.pop("provider", None), f"{where}.provider")
     name = checks.string(entry.pop("name", key), f"{where}.name")
     return backend, provider, name
@@ -290,16 +307,17 @@ def _judge(key: Any, spec: Any, source: str) -> JudgeSpec:
         if "threshold" in entry:
             raise ParamsError(f"{where}.threshold: only an l3score judge has a threshold (this judge is a verdict one)")
         return JudgeSpec(str(key), backend, provider, name, judge_options(backend, entry, where))
-    if backend not in L3SCORE_BACKENDS:
+    if backend not in l3score_backends():
         raise ParamsError(f"{where}: {l3score_refusal(str(key), backend)}")
     threshold = checks.number(entry.pop("threshold", L3SCORE_THRESHOLD), f"{where}.threshold", lo=0.0, hi=1.0)
-    if backend != "sim":
+    if backend_entry(backend).sends_requests:
         entry = {**L3SCORE_GENERATION, **entry}
     return JudgeSpec(str(key), backend, provider, name, judge_options(backend, entry, where), kind, threshold)
 
 
+
 def l3score_refusal(key: str, backend: str) -> str:
-    """Why judge ``key`` cannot be an l3score judge on ``backend`` (not in ``L3SCORE_BACKENDS``)."""
+    """Why judge ``key`` cannot be an l3score judge on ``backend`` (one without log-probabilities)."""
     return (f"judge {key!r} is of kind l3score, which needs the top-5 log-probabilities of its reply, and backend "
             f"{backend!r} cannot return them (Anthropic and Gemini return none; batch and replay are not supported); "
             "use backend openai-compatible with a server that honours logprobs and top_logprobs")

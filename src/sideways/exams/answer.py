@@ -29,10 +29,10 @@ def exam_predictions(items: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> 
     """One EXAM_PREDICTIONS row per item of ``items`` (an EXAM_ITEMS table), in its order."""
     rows = records(items)
     asked: list[Asked]
-    if model.backend == "sim":
+    if model.capabilities.simulated:
         asked = [given(SIMULATED[str(r["kind"])](r, model, ctx.seed), f"sim/{model.key}/{r['item_id']}")
                  for r in rows]
-    elif model.backend == "replay":
+    elif model.capabilities.replays:
         texts = replayed_texts([str(r["item_id"]) for r in rows], model)
         asked = [given(texts[str(r["item_id"])], f"replay/{model.key}/{r['item_id']}") for r in rows]
     else:

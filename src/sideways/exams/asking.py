@@ -3,7 +3,7 @@
 Whatever the backend, each item ends as an :class:`Asked`: the reply text, a status (``ok``,
 ``api_error`` when the request failed, ``parse_error`` when the response held no text), the
 latency of the original request and its usage. HTTP backends go through
-:meth:`~sideways.backends.http_base.HttpBackend.exchange`: the request cache, retries, pricing
+:meth:`~sideways.backends.base.RequestSender.exchange`: the request cache, retries, pricing
 and key redaction are the riddles' own.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sideways.artifacts.rows import Usage
-from sideways.backends.base import RunContext
-from sideways.backends.http_base import HttpBackend, Spec
+from sideways.backends import as_sender
+from sideways.backends.base import RunContext, Spec
 from sideways.core.errors import ParamsError
 from sideways.llm.prompts import Prompt
 from sideways.llm.riddle_requests import latency, usage
@@ -40,12 +40,14 @@ def given(text: str, origin: str) -> Asked:
 
 def ask(backend: object, spec: Spec, requests: Sequence[tuple[str, str, Prompt]], ctx: RunContext,
         desc: str) -> list[Asked]:
-    """Send ``(item, label, prompt)`` requests through an HTTP ``backend``; one Asked per request."""
-    if not isinstance(backend, HttpBackend):
-        raise ParamsError(f"{desc}: backend {type(backend).__name__} cannot send exam requests")
+    """Send ``(item, label, prompt)`` requests through ``backend`` (one that sends requests, by the
+    backend table); one Asked per request."""
+    sender = as_sender(backend, spec.backend)
+    if sender is None:
+        raise ParamsError(f"{desc}: backend {spec.backend!r} sends no requests, so it cannot be asked exam questions")
     if not requests:
         return []
-    target, results, redact = backend.exchange(spec, requests, ctx, desc)
+    target, results, redact = sender.exchange(spec, requests, ctx, desc)
     out = []
     for r in results:
         use = usage(r, target, ctx.prices, ctx.requests.batch_discount)

@@ -50,11 +50,11 @@ def exam_grades(items: pd.DataFrame, predictions: pd.DataFrame, model: ModelSpec
 def _verdicts(by_id: dict[str, dict[str, Any]], todo: list[dict[str, Any]], model: ModelSpec, judge: JudgeSpec,
               strategy: str, ctx: RunContext) -> list[Asked]:
     items = [{"item_id": p["item_id"], **by_id[str(p["item_id"])]} for p in todo]
-    if judge.backend == "sim":
+    if judge.capabilities.simulated:
         return [given(sim_verdict(i, model.key, str(p["text"]), judge, strategy, ctx.seed),
                       f"sim/{judge.key}/{strategy}/{model.key}/{i['item_id']}")
                 for i, p in zip(items, todo, strict=True)]
-    if judge.backend == "replay":
+    if judge.capabilities.replays:
         texts = replayed_verdicts([str(i["item_id"]) for i in items], model, judge)
         return [given(texts[str(i["item_id"])], f"replay/{judge.key}/{model.key}/{i['item_id']}") for i in items]
     requests = _requests(items, todo, model, judge, strategy)

@@ -23,6 +23,7 @@ from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
+from sideways.jobs.names import job_name
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.llm.pricing import cost_totals
@@ -52,11 +53,11 @@ def exam_judge_inputs(params: Params, model: ModelSpec, code: str) -> str:
 def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                      code: str) -> PaidJob:
     """exam_predict@<model>: the model answers every exam question."""
-    name = f"exam_predict@{model.key}"
+    name = job_name("exam_predict", model.key, paths.EXAM_SPLIT)
 
     def work() -> Work:
         predictions = exam_predictions(read_table(paths.EXAM_ITEMS, EXAM_ITEMS), model, ctx)
-        check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.backend == "replay")
+        check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
                     predictions["request_hash"])
 
@@ -67,7 +68,7 @@ def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: R
 def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                    code: str) -> PaidJob:
     """exam_judge@<model>: the model's short answers graded against the rubric."""
-    name = f"exam_judge@{model.key}"
+    name = job_name("exam_judge", model.key, paths.EXAM_SPLIT)
 
     def work() -> Work:
         items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
@@ -76,7 +77,7 @@ def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: Req
         def one(judge: JudgeSpec) -> pd.DataFrame:
             table = exam_grades(items, predictions, model, judge, params.exam.strategy, ctx)
             check_failure_share(table, params.requests.max_failure_share, f"{name} (judge {judge.key})",
-                                replay=judge.backend == "replay")
+                                replay=judge.capabilities.replays)
             return table
 
         # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)

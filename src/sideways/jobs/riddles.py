@@ -23,6 +23,7 @@ from sideways.backends.base import RunContext
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
+from sideways.jobs.names import job_name
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share, judged
 from sideways.llm.pricing import cost_totals
@@ -48,14 +49,14 @@ def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str
 def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
                 code: str) -> PaidJob:
     """predict@<model>-<split>: the model answers every riddle of the split."""
-    name = f"predict@{model.key}-{split}"
+    name = job_name("predict", model.key, split)
 
     def work() -> Work:
         riddles = read_table(paths.split_table(split), RIDDLES)
         predictions = predictor_for(model).predict(riddles, model, ctx)
         require_complete(predictions, riddles["riddle_id"], name, models=[model.key])
         check_failure_share(predictions, params.requests.max_failure_share, name,
-                            replay=model.backend == "replay")
+                            replay=model.capabilities.replays)
         return Work(predictions.sort_values("riddle_id"), PREDICTIONS, cost_totals({name: predictions}, by="model"),
                     predictions["request_hash"])
 
@@ -66,7 +67,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
               code: str) -> PaidJob:
     """judge@<model>-<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
-    name = f"judge@{model.key}-{split}"
+    name = job_name("judge", model.key, split)
 
     def work() -> Work:
         riddles = read_table(paths.split_table(split), RIDDLES)
@@ -75,7 +76,7 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
         def one(j: JudgeSpec) -> pd.DataFrame:
             table = judge_for(j).judge(riddles, predictions, j, ctx)
             check_failure_share(judged(table, predictions), params.requests.max_failure_share,
-                                f"{name} (judge {j.key})", replay=j.backend == "replay")
+                                f"{name} (judge {j.key})", replay=j.capabilities.replays)
             return table
 
         # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)

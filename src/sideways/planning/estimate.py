@@ -78,7 +78,7 @@ def estimate(planned: Planned, is_cached: Callable[[str], bool], settings: Reque
     if planned.target is not None:
         per_request = min(per_request, planned.target.gen.max_tokens)
     out_tok = len(misses) * per_request
-    batch = planned.backend == "batch"
+    batch = planned.spec.capabilities.batch
     names = (planned.spec.key, planned.spec.name)
     cost = prices.cost(names, in_tok, out_tok, batch=batch, discount=settings.batch_discount) if misses else 0.0
     return Estimate(planned.stage, planned.split, planned.spec.key, planned.spec.provider, planned.backend,

@@ -17,14 +17,13 @@ from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
 from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_ITEMS, EXAM_PREDICTIONS, PREDICTIONS, RIDDLES
-from sideways.backends import judge_for, predictor_for
+from sideways.backends import as_sender, extractor_for, judge_for, predictor_for
 from sideways.backends.base import RunContext
-from sideways.backends.http_base import HttpBackend
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.core.errors import SidewaysError
 from sideways.exams.answer import answer_requests
 from sideways.exams.grade import exam_panel, grade_requests
-from sideways.jobs.extract import extractor_for
+from sideways.jobs.names import job_name
 from sideways.llm.answers import read_answers
 from sideways.llm.prompts import Prompt
 from sideways.llm.riddle_requests import Target, text_calls
@@ -55,9 +54,7 @@ class Planned:
         """The job's name, as the stage's messages, journals and cost files say it."""
         if self.stage == EXTRACT:
             return EXTRACT
-        if self.split == paths.EXAM_SPLIT:  # exam jobs are per model only: exam_predict@<model>
-            return f"{self.stage}@{self.model or self.spec.key}"
-        return f"{self.stage}@{self.model or self.spec.key}-{self.split}"
+        return job_name(self.stage, self.model or self.spec.key, self.split)
 
     @property
     def answers(self) -> Path:
@@ -92,8 +89,8 @@ def plan_model(params: Params, model: ModelSpec, split: str, ctx: RunContext, ro
     """The predict calls of ``model`` on ``split``, then the calls of each judge of its panel."""
     riddles = riddles_of(split, root)
     out: list[Planned] = []
-    predictor = predictor_for(model)
-    if isinstance(predictor, HttpBackend):
+    predictor = as_sender(predictor_for(model), model.backend)
+    if predictor is not None:
         target, calls = predictor.plan_predictions(riddles, model, ctx)
         out.append(Planned("predict", split, model, model.backend, target, tuple(calls), model=model.key))
     else:
@@ -104,8 +101,8 @@ def plan_model(params: Params, model: ModelSpec, split: str, ctx: RunContext, ro
     exact = pred_path.exists()
     predictions = read_table(pred_path, PREDICTIONS) if exact else stand_in_predictions(riddles, model)
     for judge in params.jury.panel(model.provider):
-        backend = judge_for(judge)
-        if isinstance(backend, HttpBackend):
+        backend = as_sender(judge_for(judge), judge.backend)
+        if backend is not None:
             target, calls = backend.plan_judgments(riddles, predictions, judge, ctx)
             out.append(Planned("judge", split, judge, judge.backend, target, tuple(calls), exact, model.key))
         else:
@@ -119,8 +116,8 @@ def plan_extract(params: Params, ctx: RunContext, root: Path = Path(".")) -> lis
     spec = params.extractor
     if params.riddles.source != "wiki" or spec is None:
         return []
-    extractor = extractor_for(spec)
-    if not isinstance(extractor, HttpBackend):
+    extractor = as_sender(extractor_for(spec), spec.backend)
+    if extractor is None:
         return [Planned(EXTRACT, "wiki", spec, spec.backend, None, (), model=spec.key)]
     wiki = params.riddles.wiki
     riddles = build_riddles(root / paths.RAW_WIKI, license=wiki.license, region=wiki.region)
@@ -130,9 +127,10 @@ def plan_extract(params: Params, ctx: RunContext, root: Path = Path(".")) -> lis
 
 def _planned(stage: str, spec: ModelSpec | JudgeSpec, backend: object, requests: list[tuple[str, str, Prompt]],
              ctx: RunContext, model: str, exact: bool = True) -> Planned:
-    if not isinstance(backend, HttpBackend):
+    sender = as_sender(backend, spec.backend)
+    if sender is None:
         return Planned(stage, paths.EXAM_SPLIT, spec, spec.backend, None, (), exact, model)
-    target = backend.target(spec, ctx.requests)
+    target = sender.target(spec, ctx.requests)
     return Planned(stage, paths.EXAM_SPLIT, spec, spec.backend, target, tuple(text_calls(requests, target)), exact,
                    model)
 
