@@ -235,8 +235,8 @@ def test_one_progress_bar_per_provider(tmp_path, monkeypatch, capsys):
 def test_batches_a_ledger_held_before_it_kept_statuses_are_not_shown_in_flight(tmp_path):
     import sqlite3
 
-    from sideways.backends.batch import BATCHLING_DB, recorded_batches
     from sideways.backends.batch_ledger import BEFORE, Ledger
+    from sideways.backends.batch_status import BATCHLING_DB, recorded_batches
     from sideways.commands.status import status_text
 
     db = tmp_path / "cache" / BATCHLING_DB

@@ -24,7 +24,7 @@ def _make(backend: str, cls: str | None, method: str, where: str) -> object:
     if backend not in backend_names() or cls is None:
         able = [n for n in backend_names() if getattr(backend_entry(n), _ROLE[method]) is not None]
         raise ParamsError(f"{where}: backend {backend!r} cannot {method} (backends that can: {', '.join(able)})")
-    module = backend_entry(backend).module
+    module = module_of(backend)
     instance: object = getattr(importlib.import_module(module), cls)()
     if not callable(getattr(instance, method, None)):
         raise TypeError(f"{module}.{cls} has no {method}() method")
@@ -32,6 +32,12 @@ def _make(backend: str, cls: str | None, method: str, where: str) -> object:
 
 
 _ROLE = {"predict": "predictor", "judge": "judge", "extract": "extractor"}
+
+
+def module_of(backend: str) -> str:
+    """The dotted module of ``backend``'s classes: the table's name inside this package, or its dotted path."""
+    module = backend_entry(backend).module
+    return module if "." in module else f"{__name__}.{module}"
 
 
 def _class(backend: str, role: str) -> str | None:

@@ -54,7 +54,7 @@ from batchling.core import Batcher
 from batchling.hooks import install_hooks
 from batchling.logging import setup_logging
 
-from sideways.backends.batch import STATUS_SCHEMA
+from sideways.backends.batch_status import STATUS_SCHEMA
 from sideways.backends.http_base import policy
 from sideways.config.requests import RequestSettings
 from sideways.llm.retry import RETRYABLE_STATUS, RetryPolicy, backoff_delay

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sideways.backends.batch import BATCHLING_DB, RecordedBatch, recorded_batches
+from sideways.backends.batch_status import BATCHLING_DB, RecordedBatch, recorded_batches
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
 from sideways.llm.journal import live_runs

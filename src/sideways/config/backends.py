@@ -1,7 +1,8 @@
 """The backends, in one table: the only place a backend's name is looked up.
 
-Each entry says where the backend's classes live (imported only when a model or judge uses
-it, so the offline default never loads an HTTP stack), which options class a ``models:`` and a
+Each entry says where the backend's classes live (a module of ``sideways.backends``, or any
+importable dotted path; imported by :mod:`sideways.backends` only when a model or judge uses it,
+so the offline default never loads an HTTP stack, and this package imports no backend), which options class a ``models:`` and a
 ``jury.pool:`` entry of it is parsed into, and what it can do. Every other module asks this
 table (``params.py`` for the names and the options, ``sideways.backends`` for the classes, the
 dry run for "sends requests" and "batch", the exam for "simulated" and "replays") instead of
@@ -32,7 +33,7 @@ class BackendEntry:
     """One backend: its module and classes (None: it cannot take that role), its options
     classes, and its capabilities."""
 
-    module: str  # dotted module holding the classes below
+    module: str  # the module holding the classes below: a module of sideways.backends, or a dotted path
     predictor: str | None  # answers riddles (and, through the request layer or offline, exams)
     judge: str | None  # grades predictions and exam short answers
     extractor: str | None  # can run the extract stage
@@ -46,15 +47,15 @@ class BackendEntry:
 
 
 BACKENDS: dict[str, BackendEntry] = {
-    "sim": BackendEntry("sideways.backends.sim", "SimPredictor", "SimJudge", None,
+    "sim": BackendEntry("sim", "SimPredictor", "SimJudge", None,
                         SimModelOptions, SimJudgeOptions, logprobs=True, simulated=True),
-    "batch": BackendEntry("sideways.backends.batch", "BatchBackend", "BatchBackend", "BatchBackend",
+    "batch": BackendEntry("batch", "BatchBackend", "BatchBackend", "BatchBackend",
                           BatchOptions, BatchOptions, sends_requests=True, batch=True),
-    "openai-compatible": BackendEntry("sideways.backends.openai_compatible", "OpenAICompatibleBackend",
+    "openai-compatible": BackendEntry("openai_compatible", "OpenAICompatibleBackend",
                                       "OpenAICompatibleBackend", "OpenAICompatibleBackend",
                                       OpenAICompatibleOptions, OpenAICompatibleOptions, sends_requests=True,
                                       logprobs=True),
-    "replay": BackendEntry("sideways.backends.replay", "ReplayPredictor", "ReplayJudge", "ReplayExtractor",
+    "replay": BackendEntry("replay", "ReplayPredictor", "ReplayJudge", "ReplayExtractor",
                            ReplayOptions, ReplayOptions, replays=True),
 }
 
