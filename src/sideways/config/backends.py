@@ -1,13 +1,13 @@
 """The backends, in one table: the only place a backend's name is looked up.
 
 Each entry says where the backend's classes live (a module of ``sideways.backends``, or any
-importable dotted path; imported by :mod:`sideways.backends` only when a model or judge uses it,
-so the offline default never loads an HTTP stack, and this package imports no backend), which
-options class a ``models:`` and a ``jury.pool:`` entry of it is parsed into, and what it can do. Every other module asks this
-table (``params.py`` for the names and the options, ``sideways.backends`` for the classes, the
-dry run for "sends requests" and "batch", the exam for "simulated" and "replays") instead of
-comparing names. Adding a backend is one entry here and its module (docs/real-models.md,
-"Adding a backend or a batch provider").
+importable dotted path; imported by :mod:`sideways.backends` only when a model or judge uses
+it, so the offline default never loads an HTTP stack, and this package imports no backend),
+which options class a ``models:`` and a ``jury.pool:`` entry of it is parsed into, and what it
+can do. Every other module asks this table (``params.py`` for the names and the options,
+``sideways.backends`` for the classes, the dry run for "sends requests" and "batch", the exam
+for "simulated" and "replays") instead of comparing names. Adding a backend is one entry here
+and its module (docs/real-models.md, "Adding a backend or a batch provider").
 """
 
 from __future__ import annotations
