@@ -132,3 +132,11 @@ def test_a_repeated_id_names_both_rows():
 def test_a_path_that_is_not_a_directory_is_named(tmp_path):
     with pytest.raises(SchemaError, match=r"is not an existing directory"):
         load_hub_exam(str(tmp_path / "nowhere"), "test", PRESETS["mmlu"])
+
+
+def test_a_broken_saved_dataset_is_one_line(tmp_path):
+    root = write_lettered_saved(tmp_path / "lettered", as_dict=False)
+    for arrow in root.glob("*.arrow"):
+        arrow.write_bytes(b"not arrow")
+    with pytest.raises(SchemaError, match=r"^hf dataset .*lettered split test: not readable by load_from_disk"):
+        load_hub_exam(str(root), "test", PRESETS["lettered"])

@@ -163,7 +163,11 @@ def _load(where: Where, revision: str | None, cache_dir: str | Path | None) -> _
 
     local = Path(where.dataset).expanduser()
     if local.is_dir() and any((local / m).is_file() for m in SAVED_MARKERS):
-        return _saved_split(datasets.load_from_disk(str(local)), where)
+        try:
+            saved = datasets.load_from_disk(str(local))
+        except Exception as exc:  # a partial or foreign directory: several types
+            raise SchemaError(f"{where}: not readable by load_from_disk ({_short(exc)})") from exc
+        return _saved_split(saved, where)
     if not local.is_dir() and where.dataset.startswith(("/", "./", "../", "~")):
         raise SchemaError(f"{where}: {where.dataset!r} is not an existing directory")
     try:
