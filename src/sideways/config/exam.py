@@ -1,18 +1,30 @@
-"""The ``exam:`` section of params.yaml: which exam runs beside the riddles, and how it is graded.
+"""The ``exam:`` section of params.yaml (one exam), and ``exams:`` (a map of exams by key) replacing it.
 
 ``path`` is an exam JSON in the course notebook's format (:mod:`sideways.exams.format`);
 ``idk`` adds option E "I don't know" to every multiple-choice question; ``strategy`` picks the
 judge prompt for short answers; ``judges`` is how many judges of the pool grade each model's
 short answers (the provider rule applies: never a judge of the model's own provider).
+
+``exams:`` (issue 28) maps a key to one exam (:class:`ExamSpec`), each with its own ``idk``,
+``strategy`` and ``judges``; ``{}`` is no exam. An exam is the notebook's JSON (``source: json``,
+the default, with ``path``) or a Hugging Face dataset (``source: hf`` with ``dataset``, ``split``,
+optionally ``config`` and a pinned ``revision``, and a ``preset`` and/or ``columns``:
+:mod:`sideways.config.hub_columns`). The key names the exam's files and DVC entries, and a model's
+``takes:`` names it beside the riddle splits, so it is a short lowercase identifier that is not a
+split's name. The old ``exam:`` key is refused by :func:`refuse_old_exam_key`, saying what to write.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import re
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from typing import Any, Literal
 
-from sideways.artifacts.schema import STRATEGIES, Strategy
+from sideways.artifacts.schema import SPLITS, STRATEGIES, Strategy
 from sideways.config import checks
+from sideways.config.hub_columns import HubColumns, parse_columns
+from sideways.core.errors import ParamsError
 
 _KEYS = ("path", "idk", "strategy", "judges")
 
@@ -37,3 +49,89 @@ def parse_exam(data: Any, source: str) -> ExamParams:
         strategy=checks.choice(exam.get("strategy", d.strategy), STRATEGIES, f"{where}.strategy"),
         judges=checks.integer(exam.get("judges", d.judges), f"{where}.judges", lo=1),
     )
+
+
+ExamSource = Literal["json", "hf"]
+EXAM_SOURCES: tuple[ExamSource, ...] = ("json", "hf")
+_GRADING = ("idk", "strategy", "judges")
+_JSON_KEYS = ("source", "path", *_GRADING)
+_HF_KEYS = ("source", "dataset", "config", "split", "revision", "preset", "columns", *_GRADING)
+_SPEC_KEYS = tuple(dict.fromkeys(_JSON_KEYS + _HF_KEYS))
+EXAM_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class ExamSpec:
+    """One exam of ``exams:``: where its questions come from and how it is graded."""
+
+    key: str
+    source: ExamSource = "json"
+    path: str | None = None  # json: the exam file
+    dataset: str | None = None  # hf: a hub id or a local directory
+    config: str | None = None
+    split: str | None = None
+    revision: str | None = None
+    columns: HubColumns | None = None  # hf: the preset with ``columns:`` over it
+    preset: str | None = None
+    idk: bool = True
+    strategy: Strategy = "rubric_anchored"
+    judges: int = 1
+
+
+def parse_exams(data: Any, source: str) -> dict[str, ExamSpec]:
+    """Validate the ``exams:`` mapping; ``{}`` (or an empty ``exams:``) is no exam, in the file's order."""
+    where = f"{source}: exams"
+    return {exam_key(key, where): parse_exam_spec(key, value, f"{where}.{key}")
+            for key, value in checks.mapping(data, where, optional=True).items()}
+
+
+def exam_key(key: Any, where: str) -> str:
+    """An exam's key: safe in file names and DVC entries, and not a riddle split's name."""
+    if not isinstance(key, str) or not EXAM_KEY.match(key):
+        raise ParamsError(f"{where}: exam key {key!r} must be lowercase letters, digits, '-' or '_' "
+                          "(at most 40, starting with a letter or digit): it names the exam's files")
+    if key in SPLITS:
+        raise ParamsError(f"{where}: exam key {key!r} is a riddle split's name; a model's takes: could not "
+                          "tell them apart")
+    return key
+
+
+def parse_exam_spec(key: str, data: Any, where: str) -> ExamSpec:
+    """One exam's mapping: ``source`` decides which keys it may hold."""
+    exam = checks.mapping(data, where)
+    src = checks.choice(exam.get("source", "json"), EXAM_SOURCES, f"{where}.source")
+    checks.known_keys(exam, _SPEC_KEYS, where)
+    for other in exam.keys() - set(_JSON_KEYS if src == "json" else _HF_KEYS):
+        raise ParamsError(f"{where}.{other}: only with source: {'hf' if src == 'json' else 'json'} "
+                          f"(this exam has source: {src})")
+    d = ExamSpec(key)
+    graded = ExamSpec(key, idk=checks.boolean(exam.get("idk", d.idk), f"{where}.idk"),
+                      strategy=checks.choice(exam.get("strategy", d.strategy), STRATEGIES, f"{where}.strategy"),
+                      judges=checks.integer(exam.get("judges", d.judges), f"{where}.judges", lo=1))
+    if src == "json":
+        return replace(graded, path=checks.string(exam.get("path"), f"{where}.path"))
+    opt = {k: checks.optional_string(exam.get(k), f"{where}.{k}") for k in ("config", "revision", "preset")}
+    return replace(graded, source="hf", dataset=checks.string(exam.get("dataset"), f"{where}.dataset"),
+                   split=checks.string(exam.get("split"), f"{where}.split"), config=opt["config"],
+                   revision=opt["revision"], preset=opt["preset"],
+                   columns=parse_columns(opt["preset"], exam.get("columns"), where))
+
+
+def refuse_old_exam_key(data: Any, source: str) -> None:
+    """Refuse the top-level ``exam:`` key of params.yaml (``data``), showing the ``exams:`` equivalent."""
+    if not isinstance(data, dict) or "exam" not in data:
+        return
+    old = data["exam"] if isinstance(data["exam"], dict) else {}
+    d = ExamParams()
+    path = old.get("path", d.path)
+    stem = PurePosixPath(str(path)).stem.lower()
+    key = stem if EXAM_KEY.match(stem) and stem not in SPLITS else "demo"
+    fields = {"path": path, "idk": old.get("idk", d.idk), "strategy": old.get("strategy", d.strategy),
+              "judges": old.get("judges", d.judges)}
+    shown = ", ".join(f"{k}: {_yaml(v)}" for k, v in fields.items())
+    raise ParamsError(f"{source}: exam: replaced by exams:, a map of exams by key (issue 28); write "
+                      f"exams: {{{key}: {{{shown}}}}} (exams: {{}} for no exam)")
+
+
+def _yaml(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)

@@ -16,7 +16,8 @@ def check_failure_share(df: pd.DataFrame, max_share: float, what: str, *, replay
     """Raise :class:`RequestError` if more than ``max_share`` of the rows of ``df`` failed.
 
     A failed row has status ``parse_error`` or ``api_error``. The message names ``what`` (e.g.
-    ``predict gpt-5-1 on llm``), the counts per status and the first errors, so the stage can
+    ``predict gpt-5-1 on llm``), the counts per status and the first errors (by the item id of
+    any benchmark: a riddle's ``riddle_id``, an exam question's ``item_id``), so the stage can
     stop without writing an artifact and the user knows what went wrong. ``replay``: the rows
     come from a file (backend ``replay``), so the advice is to fix the file, not to rerun.
     """
@@ -26,14 +27,28 @@ def check_failure_share(df: pd.DataFrame, max_share: float, what: str, *, replay
     share = len(failed) / len(df)
     if share <= max_share:
         return
+    key = id_column(df, what)
     examples = []
     for _, row in failed.head(3).iterrows():
-        examples.append(f"{row['riddle_id']}: {row['status']}: {str(row.get('error') or '')[:160]}")
+        examples.append(f"{row[key]}: {row['status']}: {str(row.get('error') or '')[:160]}")
     raise RequestError(
         f"{what}: {len(failed)} of {len(df)} items failed ({share:.0%} > requests.max_failure_share "
         f"{max_share:.0%}); by status {failure_summary(df)}; first failures: " + " | ".join(examples)
         + ". Nothing was written; " + (_REPLAY_ADVICE if replay else _REQUEST_ADVICE)
     )
+
+
+# the id column of each benchmark's tables: a riddle's, an exam question's
+ID_COLUMNS = ("riddle_id", "item_id")
+
+
+def id_column(df: pd.DataFrame, what: str) -> str:
+    """The column naming the items of ``df``: the first of :data:`ID_COLUMNS` it has."""
+    for column in ID_COLUMNS:
+        if column in df.columns:
+            return column
+    raise ValueError(f"{what}: the failure summary needs an id column ({' or '.join(ID_COLUMNS)}), "
+                     f"got {', '.join(map(str, df.columns))}")
 
 
 _REQUEST_ADVICE = "answered requests are cached, so rerunning re-sends only the failed ones."
