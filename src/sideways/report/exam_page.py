@@ -92,11 +92,11 @@ def _plain(v: Any) -> Any:
 
 
 def _question(item: dict[str, Any], replies: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
-    choices = json.loads(item["choices"]) if item["choices"] else None
+    choices = json.loads(item["choices"]) if isinstance(item["choices"], str) else None
     return {"id": item["item_id"], "kind": item["kind"], "topic": item["topic"], "points": item["points"],
             "question": item["question"], "choices": None if choices is None else sorted(choices.items()),
             "gold": item["gold"], "answer": item["answer"],
-            "criteria": json.loads(item["rubric"]) if item["rubric"] else [],
+            "criteria": json.loads(item["rubric"]) if isinstance(item["rubric"], str) else [],
             "p": _columns(replies, _REPLY), "k": _columns(verdicts, _VERDICT)}
 
 
