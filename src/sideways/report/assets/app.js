@@ -326,22 +326,22 @@
   function examMetrics(x) {
     const rows = [...x.metrics].sort((a, b) => (b.idk_score ?? -1e9) - (a.idk_score ?? -1e9) || (a.model < b.model ? -1 : 1));
     const t = table(["model", "trad_score", "idk_score", "idk_freq", "extract_fail", "short answer", "exam score",
-      "questions (mcq + short)", "failed", "ungraded", "median latency s", "cost USD"], rows.map((m) => [
+      "mcq + short", "failed", "ungraded", "latency s", "cost"], rows.map((m) => [
       NAME[m.model] || m.model, pm(m, "trad_score"), pm(m, "idk_score"), pm(m, "idk_freq"), pm(m, "extract_fail"),
       pm(m, "short_answer"), fmt(m.exam_score), `${m.mcq_n} + ${m.short_answer_n}`, m.failed, m.ungraded,
       m.latency_s === null ? "\u2014" : fmt(m.latency_s, 2), m.cost_usd === null ? "\u2014" : "$" + fmt(m.cost_usd, 4)]));
     t.classList.add("exam-metrics");
     rows.forEach((m, i) => t.tBodies[0].rows[i].setAttribute("data-model", m.model));
-    return t;
+    return el("div", { class: "wide" }, t);
   }
   function renderExam(x) {
     const sec = document.getElementById("exam/" + x.key), models = x.metrics.map((m) => m.model);
     const ctl = (label, cls, tag = "select") => el("label", {}, label + " ", el(tag, { class: cls }));
     sec.replaceChildren(
-      el("h2", {}, `${x.title} (exam ${x.key})`),
-      el("p", { class: "legend" }, "Percent, mean \u00b1 standard error over the multiple-choice questions (evaluate-idk): " +
+      el("h2", {}, x.title),
+      el("p", { class: "legend" }, `Exam ${x.key}. Percent, mean \u00b1 standard error over the multiple-choice questions (evaluate-idk): ` +
         "trad_score right; idk_score +1 right, 0 for E (\"I don't know\"), -1 wrong; idk_freq chose E; extract_fail no letter found. " +
-        "Short answer: points the judges gave over points possible. Exam score: every point. Best idk_score first."),
+        "Short answer: points the judges gave over points possible. Exam score: every point; latency: median. Best idk_score first."),
       examMetrics(x),
       el("h2", {}, "Score (%) by topic (points earned over points possible)"),
       heat(x.topics, (c) => `${c.earned} of ${c.n} points`),
