@@ -54,12 +54,14 @@ class ExamTables:
 
 def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     """Per exam key, the files of :class:`ExamTables` (one list per table): the one place that
-    knows where an exam's outputs live. Today one exam, ``exam``, in ``data/exam/``."""
-    keys = [m.key for m in params.models]
-    return {paths.EXAM_SPLIT: {
-        "items": [paths.EXAM_ITEMS], "predictions": [paths.exam_predictions(k) for k in keys],
-        "grades": [paths.exam_grades(k) for k in keys], "detail": [paths.EXAM_DETAIL],
-        "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}}
+    knows where an exam's outputs live (``metrics`` and ``topics`` hold every exam, by key)."""
+    out = {}
+    for exam in params.exams:
+        keys = [m.key for m in params.models_taking(exam)]
+        out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
+                     "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
+                     "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
+    return out
 
 
 def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
@@ -69,7 +71,8 @@ def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
         predictions=read_tables(files["predictions"], EXAM_PREDICTIONS, f"{key} exam predictions"),
         grades=read_tables(files["grades"], EXAM_GRADES, f"{key} exam grades"),
         detail=read_table(files["detail"][0], EXAM_DETAIL),
-        metrics=json.loads(files["metrics"][0].read_text()), topics=json.loads(files["topics"][0].read_text()),
+        metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
+        topics=json.loads(files["topics"][0].read_text()).get(key, {}),
     )
 
 
@@ -79,8 +82,8 @@ def read_exams(params: Params) -> list[ExamTables]:
 
 
 def read_split(params: Params, split: str) -> SplitTables:
-    """Read ``split``'s tables for the models params.yaml lists (never a glob: docs/design.md)."""
-    keys = [m.key for m in params.models]
+    """Read ``split``'s tables for the models that take it (never a glob: docs/design.md)."""
+    keys = [m.key for m in params.models_taking(split)]
     return SplitTables(
         riddles=read_table(paths.split_table(split), RIDDLES),
         predictions=read_tables([paths.predictions(split, k) for k in keys], PREDICTIONS, f"{split} predictions"),
@@ -97,7 +100,7 @@ def input_files(params: Params) -> list[str]:
     for split in params.splits:
         files += [str(paths.split_table(split)), str(paths.annotations(split)), str(paths.jury(split)),
                   str(paths.scores(split))]
-        for m in params.models:
+        for m in params.models_taking(split):
             files += [str(paths.predictions(split, m.key)), str(paths.judgments(split, m.key))]
     for exam in exam_files(params).values():
         files += [str(f) for table in exam.values() for f in table]
