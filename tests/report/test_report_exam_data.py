@@ -100,10 +100,14 @@ def test_each_exam_has_its_page_and_its_chunk_files_and_none_without_an_exam(par
     assert without.summary["exams"] == [] and not any(f.startswith("data/exams/") for f in site_files(without))
 
 
-def test_the_exam_tables_are_read_from_todays_paths_and_counted_in_the_data_digest():
-    params = parse_params(yaml.safe_load((ROOT / "params.yaml").read_text()))
+def test_each_exams_tables_are_read_from_its_folders_for_the_models_that_take_it():
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data["exams"]["second"] = dict(data["exams"]["demo"])
+    data["models"]["atlas-mini"]["takes"] = ["llm", "second"]
+    params = parse_params(data)
     files = exam_files(params)
-    assert list(files) == ["exam"]
-    assert files["exam"]["items"] == [paths.EXAM_ITEMS] and files["exam"]["metrics"] == [paths.EXAM_METRICS]
-    assert files["exam"]["grades"] == [paths.exam_grades(m.key) for m in params.models]
-    assert {str(paths.EXAM_DETAIL), str(paths.EXAM_TOPICS)} <= set(input_files(params))
+    assert list(files) == ["demo", "second"]
+    assert files["demo"]["items"] == [paths.exam_items("demo")] and files["demo"]["metrics"] == [paths.EXAM_METRICS]
+    assert files["demo"]["grades"] == [paths.exam_grades("demo", m.key) for m in params.models if m.key != "atlas-mini"]
+    assert paths.exam_predictions("second", "atlas-mini") in files["second"]["predictions"]
+    assert {str(paths.exam_detail("second")), str(paths.EXAM_TOPICS)} <= set(input_files(params))

@@ -25,8 +25,9 @@ def answer_requests(items: pd.DataFrame, model: ModelSpec) -> list[tuple[str, st
             for r in records(items)]
 
 
-def exam_predictions(items: pd.DataFrame, exam: str, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
-    """One EXAM_PREDICTIONS row per item of ``items`` (the EXAM_ITEMS table of exam ``exam``), in its order."""
+def exam_predictions(items: pd.DataFrame, model: ModelSpec, ctx: RunContext, exam: str = "") -> pd.DataFrame:
+    """One EXAM_PREDICTIONS row per item of ``items`` (the EXAM_ITEMS table of exam ``exam``), in its
+    order; ``exam`` picks a replay model's file when it has one per exam."""
     rows = records(items)
     asked: list[Asked]
     if model.capabilities.simulated:

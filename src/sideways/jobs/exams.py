@@ -59,7 +59,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 
     def work() -> Work:
         items = read_table(paths.exam_items(exam.key), EXAM_ITEMS)
-        predictions = exam_predictions(items, exam.key, model, ctx)
+        predictions = exam_predictions(items, model, ctx, exam.key)
         check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
                     predictions["request_hash"])
