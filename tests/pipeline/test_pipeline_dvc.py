@@ -32,8 +32,8 @@ def baseline(tmp_path_factory) -> Path:
     proc = run(repo, "dvc", "repro")
     assert {"predict", "judge"} <= executed(proc)
     assert not {"exam_predict", "exam_judge"} & executed(proc)  # the exam's jobs ride in predict and judge
-    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
-    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
     commit(repo, "reproduced")
     return repo
 
@@ -61,7 +61,7 @@ def test_dvc_metrics_and_plots_show_only_what_a_user_reads(project):
     interval chart and (issue 11) the calibration plot."""
     metrics = json.loads(run(project, "dvc", "metrics", "show", "--json").stdout)
     shown = {path for rev in metrics.values() for path in rev["data"] if not path.startswith("reproductions/")}
-    assert shown == {"metrics/curation.json", "metrics/leaderboard_llm.json", "metrics/exam.json"}  # + layton-eval's
+    assert shown == {"metrics/curation.json", "metrics/leaderboard_llm.json", "metrics/exams.json"}  # + layton-eval's
     assert (project / "metrics/cost/predict/atlas-large-llm.json").exists()
     plots = json.loads(run(project, "dvc", "plots", "show", "--json").stdout)["data"]
     assert list(plots) == ["score with 95% interval", "human-positive rate per jury-score bin"]
@@ -112,15 +112,15 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
         ),
     )
     before = json.loads((project / "metrics/leaderboard_llm.json").read_text())
-    exam_before = json.loads((project / "metrics/exam.json").read_text())
+    exam_before = json.loads((project / "metrics/exams.json").read_text())["demo"]
     files_before = _job_files(project)
     proc = run(project, "dvc", "repro")
     assert executed(proc) == {
         "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
         "exam_score", "report",
     }
-    assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max",
-                              "exam_judge@quill-max"}
+    assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max-demo",
+                              "exam_judge@quill-max-demo"}
     # predict and judge each reuse the 3 riddle jobs and the 3 exam jobs of the other models
     assert [jobs_reused(proc, s) for s in ("predict", "judge")] == [6, 6]
     files_after = _job_files(project)
@@ -128,7 +128,7 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
     assert {k for k in files_after if "quill-max" in k} == set(files_after) - set(files_before)
     after = json.loads((project / "metrics/leaderboard_llm.json").read_text())
     assert set(after) == set(before) | {"quill-max"}
-    exam_after = json.loads((project / "metrics/exam.json").read_text())
+    exam_after = json.loads((project / "metrics/exams.json").read_text())["demo"]
     assert set(exam_after) == set(exam_before) | {"quill-max"}
     assert {m: exam_after[m] for m in exam_before} == exam_before  # no other model's exam moved
 
@@ -148,11 +148,11 @@ def test_exam_strategy_change_reruns_the_exam_grading_jobs_only(project):
     an exam-only params change reruns that stage, but every riddle judge job is reused byte for
     byte, and nothing of predict runs."""
     riddles = {f: f.read_bytes() for f in (project / "data/judgments").rglob("*.parquet")}
-    grades = {f: f.read_bytes() for f in (project / "data/exam/grades").glob("*.parquet")}
-    edit_params(project, lambda p: p["exam"].update(strategy="baseline"))
+    grades = {f: f.read_bytes() for f in (project / "data/exam/grades").rglob("*.parquet")}
+    edit_params(project, lambda p: p["exams"]["demo"].update(strategy="baseline"))
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
-    assert jobs_ran(proc) == {f"exam_judge@{m}" for m in SMALL_MODELS}
+    assert jobs_ran(proc) == {f"exam_judge@{m}-demo" for m in SMALL_MODELS}
     assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
     assert {f: f.read_bytes() for f in riddles} == riddles
     assert all(f.read_bytes() != data for f, data in grades.items())
@@ -174,7 +174,7 @@ def test_changing_the_panel_size_reruns_judges_and_changes_the_jury(project):
     ran = repro(project)
     assert {"judge", "jury@llm"} <= ran
     assert "predict" not in ran
-    assert not any(s.startswith("exam_") for s in ran)  # the exam's panels come from jury.pool and exam.judges
+    assert not any(s.startswith("exam_") for s in ran)  # the exam's panels come from jury.pool and exams.<key>.judges
     assert set(pd.read_parquet(project / "data/jury/llm.parquet")["both_correct_judges"]) == {2}
     # back to 3: restored from the run-cache, with 3-judge panels again
     edit_params(project, lambda p: p["jury"].update(judges=3))
