@@ -144,11 +144,19 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ParamsError(f"{path}: file not found") from exc
+    except IsADirectoryError as exc:
+        raise ParamsError(f"{path}: is a folder, not a params file") from exc
+    except OSError as exc:
+        raise ParamsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ParamsError(f"{path}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
     except yaml.YAMLError as exc:
-        raise ParamsError(f"{path}: not valid YAML ({exc})") from exc
+        raise ParamsError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
+    except RecursionError as exc:
+        raise ParamsError(f"{path}: nested too deep to read") from exc
     return parse_params(data, source=str(path))
 
 
@@ -157,7 +165,10 @@ def parse_params(data: Any, source: str = "params.yaml") -> Params:
     if not isinstance(data, Mapping):
         raise ParamsError(f"{source}: expected a mapping at the top level")
     checks.known_keys(data, _TOP_KEYS, f"{source}:")
-    splits = tuple(data.get("splits") or SPLITS)
+    given = data.get("splits") or SPLITS
+    if not isinstance(given, list | tuple) or not all(isinstance(s, str) for s in given):
+        raise ParamsError(f"{source}: splits: expected a list of split names ({', '.join(SPLITS)}), got {given!r:.60}")
+    splits = tuple(given)
     for s in splits:
         if s not in SPLITS:
             raise ParamsError(f"{source}: splits: unknown split {s!r} (known: {', '.join(SPLITS)})")
