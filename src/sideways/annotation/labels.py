@@ -79,7 +79,10 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
             f"{path}: no label file (annotations.source is 'file'; write labels there as JSONL or Parquet)"
         )
     if path.suffix == ".parquet":
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except (OSError, ValueError, TypeError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise SchemaError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc)[:120]})") from exc
         lines = list(range(len(df)))
     else:
         records, numbers = read_jsonl_numbered(path)
