@@ -36,6 +36,7 @@ class BadRequest(ValueError):
     """A malformed request body; ``field`` names what is wrong (HTTP 400)."""
 
     def __init__(self, field: str, message: str) -> None:
+        field = field if field.isidentifier() else repr(field)[:60]  # a client's key, shown on one line
         super().__init__(f"{field}: {message}")
         self.field = field
 
