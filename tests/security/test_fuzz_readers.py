@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from helpers import ROOT
 from sideways.core.errors import SidewaysError
 
-EXAMPLES = {"params": 1000, "labels_jsonl": 700, "labels_parquet": 600, "exam": 1000, "answers": 1200,
-            "replay": 600, "riddles": 1000, "api": 2000}
+EXAMPLES = {"params": 1000, "labels_jsonl": 1000, "labels_parquet": 1000, "exam": 1000, "answers": 1200,
+            "replay": 1000, "riddles": 1000, "api": 2000}
 COUNTS: dict[str, int] = {}
 
 
