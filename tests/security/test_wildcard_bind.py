@@ -3,13 +3,16 @@ wants the secret of the URL it printed; a DNS-rebinding page (foreign Host or Or
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import httpx
 import pytest
 
-from helpers.label_project import Served, label_project
-from sideways.cli import main
+from helpers import ROOT
+from helpers.label_project import Served, free_port, label_project
 from sideways.labelling.app import _CSP
 
 TOKEN = "X-CSRF-Token"
@@ -24,10 +27,13 @@ def _good(item):
     return {"item_id": item["item_id"], "answer_correct": True, "justification_correct": True}
 
 
-def test_a_wildcard_bind_needs_named_hosts(project, monkeypatch, capsys):
-    monkeypatch.chdir(project)
-    assert main(["annotate", "serve", "--split", "llm", "--annotator", "ana", "--host", "0.0.0.0"]) == 2
-    assert "--allow-host" in capsys.readouterr().err
+def test_a_wildcard_bind_needs_named_hosts(project):
+    # a subprocess with a timeout: a server that wrongly starts must not hang the suite
+    proc = subprocess.run([sys.executable, "-m", "sideways.commands.annotate", "serve", "--split", "llm",
+                           "--annotator", "ana", "--host", "0.0.0.0", "--port", str(free_port())],
+                          cwd=project, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--allow-host" in proc.stderr
 
 
 def test_foreign_host_or_origin_or_no_secret_writes_no_label(project):
