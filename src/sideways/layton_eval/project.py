@@ -70,9 +70,10 @@ def replay_project(df: pd.DataFrame, base: Mapping[str, Any], *, split: str = "l
 def _models(tables: PpiTables, split: str) -> dict[str, dict[str, Any]]:
     """One replay model per published model, in the file's order."""
     first = tables.predictions.drop_duplicates("model")
-    return {str(r.model): {"backend": "replay", "provider": str(r.provider), "name": str(r.model_name),
-                           "n_hints": int(r.n_hints), "takes": [split], "path": f"{MODELS_DIR}/{r.model}.jsonl"}
-            for r in first.itertuples(index=False)}
+    return {str(r["model"]): {"backend": "replay", "provider": str(r["provider"]), "name": str(r["model_name"]),
+                              "n_hints": int(r["n_hints"]), "takes": [split],
+                              "path": f"{MODELS_DIR}/{r['model']}.jsonl"}
+            for r in first.to_dict(orient="records")}
 
 
 def _pool(tables: PpiTables, names: Mapping[str, str], source: str) -> tuple[dict[str, dict[str, Any]], int]:
@@ -132,13 +133,13 @@ def verdict_rows(judgments: pd.DataFrame, source: str) -> dict[str, Rows]:
     The replay judge derives ``both_correct`` as the AND of the two; a published ``both_correct``
     that is not (or a missing verdict) would not replay, so it is an error naming the row."""
     out: dict[str, Rows] = {}
-    for r in judgments.itertuples(index=False):
-        answer, justification, both = r.is_answer_correct, r.is_justification_correct, r.both_correct
+    for r in judgments.to_dict(orient="records"):
+        answer, justification, both = r["is_answer_correct"], r["is_justification_correct"], r["both_correct"]
         if answer is None or justification is None or both != (answer and justification):
-            raise SchemaError(f"{source}: judge {r.judge!r} on model {r.model!r}, riddle {r.riddle_id!r}: verdicts "
-                              f"{answer}, {justification}, both_correct {both} do not replay (both = answer AND "
-                              "justification, none missing)")
-        out.setdefault(str(r.judge), []).append({"model": str(r.model), "riddle_id": str(r.riddle_id),
+            raise SchemaError(f"{source}: judge {r['judge']!r} on model {r['model']!r}, riddle {r['riddle_id']!r}: "
+                              f"verdicts {answer}, {justification}, both_correct {both} do not replay (both = answer "
+                              "AND justification, none missing)")
+        out.setdefault(str(r["judge"]), []).append({"model": str(r["model"]), "riddle_id": str(r["riddle_id"]),
                                                  "is_answer_correct": bool(answer),
                                                  "is_justification_correct": bool(justification)})
     return out
