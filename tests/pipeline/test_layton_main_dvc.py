@@ -43,3 +43,17 @@ def test_main_pipeline_rebuilds_the_published_table(tmp_path):
     assert published_columns(board, params["models"]) == published
     # the ranks follow the published interval, so the top-level score and ci are the published ones
     assert all((e["score"], e["ci"]) == (e["published"]["score"], e["published"]["ci"]) for e in board.values())
+
+    # a replay file rewritten (one verdict of the mistral judge flipped): DVC sees it (data/replay is a
+    # dep of predict and judge), and only the jobs of the models mistral judges run again (their
+    # fingerprints hold the file's content); predict reruns as a stage but reuses all its jobs
+    harness.commit(repo, "reproduced")
+    verdicts = repo / "data" / "replay" / "judges" / "mistral-large-2512.jsonl"
+    rows = [json.loads(line) for line in verdicts.read_text().splitlines()]
+    rows[0]["is_answer_correct"] = not rows[0]["is_answer_correct"]
+    verdicts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    proc = harness.run(repo, "dvc", "repro")
+    assert {"predict", "judge"} <= harness.executed(proc)
+    assert harness.jobs_reused(proc, "predict") == 9
+    judged = {k for k, m in params["models"].items() if m["provider"] != "mistral" and m["provider"] != "together"}
+    assert harness.jobs_ran(proc) == {f"judge@{k}-llm" for k in judged}
