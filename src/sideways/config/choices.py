@@ -15,18 +15,20 @@ from sideways.artifacts.schema import (
     FIELDS,
     INTERVALS,
     METHODS,
+    POSTERIORS,
     STATUSES,
     EmptyBin,
     Field,
     IntervalName,
     Method,
+    PosteriorName,
     Status,
 )
 
 __all__ = [
     "ANNOTATION_SOURCES", "AnnotationSource", "BACKENDS", "Backend", "EMPTY_BINS", "EmptyBin", "FIELDS",
     "Field", "INTERVALS", "IntervalName", "JUDGE_KINDS", "JudgeKind", "L3SCORE_BACKENDS", "MAX_TOKENS_FIELDS",
-    "METHODS", "MaxTokensField", "Method", "RIDDLE_SOURCES", "RiddleSource",
+    "METHODS", "MaxTokensField", "Method", "POSTERIORS", "PosteriorName", "RIDDLE_SOURCES", "RiddleSource",
     "STATUSES", "Status",
 ]
 

@@ -26,12 +26,14 @@ from sideways.config.choices import (
     JUDGE_KINDS,
     L3SCORE_BACKENDS,
     METHODS,
+    POSTERIORS,
     AnnotationSource,
     Backend,
     EmptyBin,
     IntervalName,
     JudgeKind,
     Method,
+    PosteriorName,
 )
 from sideways.config.exam import ExamParams, parse_exam
 from sideways.config.options import JudgeOptions, ModelOptions, judge_options, model_options
@@ -116,6 +118,7 @@ class CalibrationParams:
     bootstrap: int = 10_000
     empty_bin: EmptyBin = "error"
     interval: IntervalName = "posterior"
+    posterior: PosteriorName = "hierarchical"
 
 
 @dataclass(frozen=True)
@@ -236,13 +239,14 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
 
 def _calibration(data: Any, where: str) -> CalibrationParams:
     cal = checks.mapping(data, where, optional=True)
-    checks.known_keys(cal, ("field", "method", "bootstrap", "empty_bin", "interval"), where)
+    checks.known_keys(cal, ("field", "method", "bootstrap", "empty_bin", "interval", "posterior"), where)
     return CalibrationParams(
         field=checks.choice(cal.get("field", "both_correct"), FIELDS, f"{where}.field"),
         method=checks.choice(cal.get("method", "layton"), METHODS, f"{where}.method"),
         bootstrap=checks.integer(cal.get("bootstrap", 10_000), f"{where}.bootstrap", lo=1),
         empty_bin=checks.choice(cal.get("empty_bin", "error"), EMPTY_BINS, f"{where}.empty_bin"),
         interval=checks.choice(cal.get("interval", "posterior"), INTERVALS, f"{where}.interval"),
+        posterior=checks.choice(cal.get("posterior", "hierarchical"), POSTERIORS, f"{where}.posterior"),
     )
 
 
