@@ -28,13 +28,19 @@ from sideways.artifacts.schema import (
 __all__ = [
     "ANNOTATION_SOURCES", "AnnotationSource", "BACKENDS", "Backend", "EMPTY_BINS", "EmptyBin", "FIELDS",
     "Field", "INTERVALS", "IntervalName", "JUDGE_KINDS", "JudgeKind", "L3SCORE_BACKENDS", "MAX_TOKENS_FIELDS",
-    "METHODS", "MaxTokensField", "Method", "POSTERIORS", "PosteriorName", "RIDDLE_SOURCES", "RiddleSource",
+    "METHODS", "MaxTokensField", "Method", "POSTERIORS", "PosteriorName", "QUEUE_POLICIES", "QueuePolicy",
+    "RIDDLE_SOURCES", "RiddleSource",
     "STATUSES", "Status",
 ]
 
 Backend = Literal["sim", "batch", "openai-compatible", "replay"]
 """How a model or judge is run: offline simulation, a provider Batch API, direct HTTP, or a file."""
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
+
+QueuePolicy = Literal["width", "holes"]
+"""The annotation app's order: the label expected to narrow the posterior intervals most (issue 30),
+or empty jury-score bins first, then spread (the queue before it)."""
+QUEUE_POLICIES: tuple[QueuePolicy, ...] = get_args(QueuePolicy)
 
 JudgeKind = Literal["verdict", "l3score"]
 """What a judge is asked: the JSON verdict prompt (``judge.md``), or L3Score's Yes/No question

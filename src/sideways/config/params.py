@@ -27,6 +27,7 @@ from sideways.config.choices import (
     L3SCORE_BACKENDS,
     METHODS,
     POSTERIORS,
+    QUEUE_POLICIES,
     AnnotationSource,
     Backend,
     EmptyBin,
@@ -34,6 +35,7 @@ from sideways.config.choices import (
     JudgeKind,
     Method,
     PosteriorName,
+    QueuePolicy,
 )
 from sideways.config.exam import ExamParams, parse_exam
 from sideways.config.options import JudgeOptions, ModelOptions, judge_options, model_options
@@ -107,6 +109,7 @@ class AnnotationParams:
 
     source: AnnotationSource = "sim"
     share: float = 0.5
+    queue: QueuePolicy = "width"
     budget: int | None = None
     double_share: float = 0.1
 
@@ -224,7 +227,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
             "simulated model's predictions that get a label (a fixed count per riddle cannot stay fixed "
             "when a model is added without moving the others' labels; docs/method.md §3)"
         )
-    checks.known_keys(ann, ("source", "share", "budget", "double_share"), where)
+    checks.known_keys(ann, ("source", "share", "budget", "double_share", "queue"), where)
     share = checks.number(ann.get("share", 0.5), f"{where}.share", lo=0.0, hi=1.0)
     budget = ann.get("budget")
     if share == 0:
@@ -234,6 +237,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         share=share,
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
+        queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
     )
 
 
