@@ -71,6 +71,13 @@ def model_level(hist: FloatArray, bin_scores: FloatArray) -> FloatArray:
     return _logit(mean)
 
 
+def _smoothed(eta: FloatArray, rows: float) -> FloatArray:
+    """The fitted logits with their rates drawn towards 1/2 as Jeffreys' would on ``rows`` pool labels:
+    (rows * p + 1/2) / (rows + 1). A fit on a handful of labels is not trusted at the edges."""
+    out: FloatArray = _logit((rows * _sigmoid(eta) + 0.5) / (rows + 1))
+    return out
+
+
 def design(x: FloatArray, scores: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(X, prior precision) of the logistic model, one row per (model, bin) cell, models outer.
 
@@ -173,7 +180,7 @@ def pooled_priors(
         mine = np.array([providers[m] == provider for m in models])
         theta = fit(xmat, precision, np.where(mine[:, None], 0.0, pos).ravel(),
                     np.where(mine[:, None], 0.0, size).ravel())
-        eta[mine] = (xmat @ theta).reshape(hist.shape)[mine]
+        eta[mine] = _smoothed(xmat @ theta, size[~mine].sum()).reshape(hist.shape)[mine]
         pool_rows[mine] = size[~mine].sum(axis=0)[None, :]
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0},
