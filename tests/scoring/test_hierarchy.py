@@ -69,10 +69,18 @@ def test_a_model_with_every_prediction_labelled_gets_its_truth():
     assert prior_counts([5, 7], [(1, 5), (6, 7)], prior, [(0, 1), (1, 1)]) == (7, 7)
 
 
-def test_no_own_label_anywhere_falls_back_to_one_wide_point():
-    hists, providers, _ = _world()
-    priors = pooled_priors(hists, providers, {})
-    assert all(len(p.spread) == 1 for p in priors.values())
+def test_a_pool_too_thin_to_fit_keeps_v1s_prior():
+    hists, providers, own = _world()
+    assert all(p is None for p in pooled_priors(hists, providers, {}).values())
+    # 7 coefficients (4 bins + 3): a pool needs 14 labels; keep 13 labels of other providers than p0's
+    thin, kept = {}, 0
+    for key, (k, n) in sorted(own.items()):
+        if providers[key[0]] != "p0" and kept < 13 and n:
+            thin[key] = (min(k, 1), 1)
+            kept += 1
+    priors = pooled_priors(hists, providers, thin)
+    assert priors["m0"] is None and priors["m3"] is None  # p0's models: a pool of 13
+    assert all(p is not None for p in pooled_priors(hists, providers, own).values())
 
 
 def test_score_models_default_is_hierarchical_and_v1_is_issue_10s():

@@ -215,7 +215,7 @@ class _Setup:
     interval: str
     kappa_max: float
     posterior: str
-    priors: dict[str, Prior]
+    priors: dict[str, Prior | None]
     overall: dict[Bin, Tally]
     per_provider: dict[tuple[str, Bin], Tally]
     own: dict[tuple[str, Bin], Tally]
@@ -242,10 +242,11 @@ def _posterior(model: str, provider: str, hist: dict[Bin, int], setup: _Setup) -
     pool = _other_providers(provider, setup.overall, setup.per_provider)
     own = [setup.own.get((model, b), (0, 0)) for b in bins]
     counts = [hist[b] for b in bins]
-    if setup.posterior == "v1":
+    prior = setup.priors.get(model)
+    if setup.posterior == "v1" or prior is None:
         k_lo, k_hi = posterior_counts(counts, own, [pool.get(b, (0, 0)) for b in bins], kappa_max=setup.kappa_max)
     else:
-        k_lo, k_hi = prior_counts(counts, own, setup.priors[model], bins)
+        k_lo, k_hi = prior_counts(counts, own, prior, bins)
     return count_interval(k_lo, k_hi, sum(counts)), sum(size for _, size in own)
 
 

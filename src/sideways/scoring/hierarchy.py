@@ -36,6 +36,10 @@ from sideways.scoring.ppi import FloatArray
 #: the sd (logit scale) of a model's level around the fit.
 GRID: tuple[tuple[float, float], ...] = tuple(
     (kap, sig) for sig in (1.5, 1.0, 0.6, 0.3, 0.0) for kap in (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0))
+#: A provider's pool must hold at least this many labels per coefficient of the fit, or its models keep
+#: v1's prior: a fit on a handful of labels puts the extreme bins' rates at 0 or 1 (at share 0.05,
+#: 6 models covered 84-90% with it).
+LABELS_PER_COEFFICIENT = 2
 #: The point used when there is no own label at all to weigh by: v1's kappa, a wide level.
 FALLBACK = (4.0, 1.0)
 #: Grid points whose posterior weight is below this are dropped (each costs a convolution per model).
@@ -69,13 +73,6 @@ def model_level(hist: FloatArray, bin_scores: FloatArray) -> FloatArray:
     """x_m: the logit of each model's mean jury score over all its scored predictions, labelled or not."""
     mean = (hist * bin_scores[None, :]).sum(axis=1) / np.maximum(hist.sum(axis=1), 1)
     return _logit(mean)
-
-
-def _smoothed(eta: FloatArray, rows: float) -> FloatArray:
-    """The fitted logits with their rates drawn towards 1/2 as Jeffreys' would on ``rows`` pool labels:
-    (rows * p + 1/2) / (rows + 1). A fit on a handful of labels is not trusted at the edges."""
-    out: FloatArray = _logit((rows * _sigmoid(eta) + 0.5) / (rows + 1))
-    return out
 
 
 def design(x: FloatArray, scores: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -162,8 +159,9 @@ def pooled_priors(
     hists: Mapping[str, Mapping[Bin, int]],
     providers: Mapping[str, str],
     own: Mapping[tuple[str, Bin], Tally],
-) -> dict[str, Prior]:
-    """model -> its :class:`Prior`, the rates fitted without its provider's labels.
+) -> dict[str, Prior | None]:
+    """model -> its :class:`Prior`, the rates fitted without its provider's labels; None when that pool
+    holds fewer than :data:`LABELS_PER_COEFFICIENT` labels per coefficient (the model keeps v1's prior).
 
     ``hists``: each model's jury-score histogram; ``own``: (positives, labelled) per (model, bin).
     """
@@ -180,10 +178,11 @@ def pooled_priors(
         mine = np.array([providers[m] == provider for m in models])
         theta = fit(xmat, precision, np.where(mine[:, None], 0.0, pos).ravel(),
                     np.where(mine[:, None], 0.0, size).ravel())
-        eta[mine] = _smoothed(xmat @ theta, size[~mine].sum()).reshape(hist.shape)[mine]
+        eta[mine] = (xmat @ theta).reshape(hist.shape)[mine]
         pool_rows[mine] = size[~mine].sum(axis=0)[None, :]
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
-    return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0},
+    enough = pool_rows.sum(axis=1) >= LABELS_PER_COEFFICIENT * xmat.shape[1]
+    return {m: None if not enough[i] else Prior({b: float(eta[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0}, spread)
             for i, m in enumerate(models)}
 
