@@ -14,7 +14,7 @@ The queues are the app's own (`sideways.labelling.queue.next_item`, one annotato
 simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
-by the default (hierarchical) posterior interval, is at or under that target (checked every
+by the hierarchical posterior interval (the narrower one), is at or under that target (checked every
 `step` labels), and prints the mean over seeds and the saving against random.
 """
 

@@ -258,11 +258,13 @@ def test_each_typo_of_issue_16_is_one_line_naming_its_key(default_params, edit, 
     assert str(info.value) == message
 
 
-def test_the_hierarchical_posterior_and_the_width_queue_are_the_defaults_v1_and_holes_a_key_away(default_params):
+def test_v1_posterior_and_the_width_queue_are_the_defaults_the_others_a_key_away(default_params):
     params = parse_params(default_params)
-    assert params.calibration.posterior == "hierarchical" and params.annotations.queue == "width"
-    old = set_key(set_key(default_params, ("calibration", "posterior"), "v1"), ("annotations", "queue"), "holes")
-    assert parse_params(old).calibration.posterior == "v1" and parse_params(old).annotations.queue == "holes"
+    assert params.calibration.posterior == "v1" and params.annotations.queue == "width"
+    other = set_key(set_key(default_params, ("calibration", "posterior"), "hierarchical"), ("annotations", "queue"),
+                    "holes")
+    assert parse_params(other).calibration.posterior == "hierarchical"
+    assert parse_params(other).annotations.queue == "holes"
 
 
 def test_the_posterior_interval_ranks_by_default_and_the_published_one_is_a_key_away(default_params):

@@ -83,16 +83,16 @@ def test_a_pool_too_thin_to_fit_keeps_v1s_prior():
     assert all(p is not None for p in pooled_priors(hists, providers, own).values())
 
 
-def test_score_models_default_is_hierarchical_and_v1_is_issue_10s():
+def test_score_models_default_is_v1_issue_10s_and_hierarchical_a_flag_away():
     target = _jury_rows("t", "newco", [(0, 3)] * 4 + [(1, 3)] * 3 + [(3, 3)] * 5)
     jury = _jury(target, _jury_rows("l", "lab", POOL_VJ, start=100))
     ann = pd.DataFrame(_labels("l", "lab", POOL_LABELS, start=100) + _labels("t", "newco", [(True, True)] * 2))
     kw = {"field": "both_correct", "method": "exact", "bootstrap": 1, "seed": 0, "models": ["t"]}
-    v1 = score_models(jury, ann, posterior="v1", **kw).set_index("model").loc["t"]
+    v1 = score_models(jury, ann, **kw).set_index("model").loc["t"]
     counts, own, pool = [4, 3, 5], [(2, 2), (0, 0), (0, 0)], [(1, 10), (5, 10), (9, 10)]
     lo, hi = posterior_counts(counts, own, pool)
     assert (v1["posterior_lo"], v1["posterior_hi"]) == (lo / 12, hi / 12)
-    new = score_models(jury, ann, **kw).set_index("model").loc["t"]
+    new = score_models(jury, ann, posterior="hierarchical", **kw).set_index("model").loc["t"]
     assert 2 / 12 <= new["posterior_lo"] <= new["posterior_hi"] <= 1  # two own labels are known right
     with pytest.raises(CalibrationError, match="unknown posterior 'v3'"):
         score_models(jury, ann, posterior="v3", **kw)

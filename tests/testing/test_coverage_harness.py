@@ -76,8 +76,8 @@ def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
 
 
 def test_the_grid_measures_the_new_posterior_narrower_than_v1_on_the_same_runs(tmp_path, capsys):
-    """Pins the method: on the quick grid the default (hierarchical) interval is narrower than v1 in every
-    cell and covers, measured on the same runs (fails if the default were v1: every ratio would be 1)."""
+    """Pins the method: on the quick grid the hierarchical interval is narrower than v1 (the default) in
+    every cell and covers, measured on the same runs (fails if it fell back to v1: every ratio would be 1)."""
     spec = importlib.util.spec_from_file_location("coverage_script", ROOT / "benchmarks" / "interval_coverage.py")
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
@@ -85,7 +85,7 @@ def test_the_grid_measures_the_new_posterior_narrower_than_v1_on_the_same_runs(t
     out = tmp_path / "grid.json"
     assert script.main(["--grid", "quick", "--seeds", "3", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| quick (4 models) | llm | 0.25 |" in printed and "half-width ratio default / v1" in printed
+    assert "| quick (4 models) | llm | 0.25 |" in printed and "half-width ratio hierarchical / v1" in printed
     data = json.loads(out.read_text())
     assert len(data["ratios"]) == 4 and all(r < 1 for r in data["ratios"])
     for cell in data["results"]:

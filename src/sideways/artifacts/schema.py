@@ -51,9 +51,10 @@ the truth in simulation) or the published one of ``method`` (docs/method.md §4,
 INTERVALS: tuple[IntervalName, ...] = get_args(IntervalName)
 
 PosteriorName = Literal["hierarchical", "v1"]
-"""How the posterior interval sets each bin's prior (docs/method.md §6): partially pooled across
-models with a prior weight chosen by the data (the default), or issue 10's pool rate worth at
-most four labels (v1, kept to compare)."""
+"""How the posterior interval sets each bin's prior (docs/method.md §6): issue 10's pool rate worth
+at most four labels (v1, the default), or partially pooled across models with a prior weight
+chosen by the data (hierarchical: narrower, but it covers less where judges are poor, so not the
+default; issue 30's measurement)."""
 POSTERIORS: tuple[PosteriorName, ...] = get_args(PosteriorName)
 
 EmptyBin = Literal["error", "nearest"]

@@ -261,7 +261,7 @@ def score_models(
     empty_bin: str = "error",
     interval: str = "posterior",
     kappa_max: float = KAPPA_MAX,
-    posterior: str = "hierarchical",
+    posterior: str = "v1",
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
 ) -> pd.DataFrame:
