@@ -4,6 +4,12 @@ Usage:
   python benchmarks/interval_coverage.py --seeds N (--per-riddle K [K ...] | --share S [S ...])
                                 --judge-quality Q --models M --interval NAME [--self-bias B]
                                 [--riddles R] [--first-seed S0] [--kappa K [K ...]] [--json OUT]
+  python benchmarks/interval_coverage.py --grid full|quick --seeds N [--first-seed S0] [--json OUT]
+
+- `--grid`: issue 30's grid (sideways.testing.coverage.GRID; `quick`: a 4-model one for the tests),
+  one markdown row per cell: the hierarchical posterior, v1 (the default) and the published
+  interval (exact) on the same runs, their coverage ± se and mean half-widths, and the ratio
+  hierarchical / v1; then the mean and largest ratio and the lowest coverage.
 
 - Q is `default` (the judges of params.yaml) or a number: sensitivity = specificity of every judge.
 - M is a number of simulated models, skills evenly spread over 0.3-0.9, providers in turn
