@@ -4,6 +4,12 @@ Usage:
   python benchmarks/interval_coverage.py --seeds N (--per-riddle K [K ...] | --share S [S ...])
                                 --judge-quality Q --models M --interval NAME [--self-bias B]
                                 [--riddles R] [--first-seed S0] [--kappa K [K ...]] [--json OUT]
+  python benchmarks/interval_coverage.py --grid full|quick --seeds N [--first-seed S0] [--json OUT]
+
+- `--grid`: issue 30's grid (sideways.testing.coverage.GRID; `quick`: a 4-model one for the tests),
+  one markdown row per cell: the hierarchical posterior, v1 (the default) and the published
+  interval (exact) on the same runs, their coverage ± se and mean half-widths, and the ratio
+  hierarchical / v1; then the mean and largest ratio and the lowest coverage.
 
 - Q is `default` (the judges of params.yaml) or a number: sensitivity = specificity of every judge.
 - M is a number of simulated models, skills evenly spread over 0.3-0.9, providers in turn
@@ -48,6 +54,8 @@ from sideways.config.params import Params  # noqa: E402
 from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import (  # noqa: E402
+    GRID,
+    QUICK_GRID,
     Setting,
     measure,
     resize_riddles,
@@ -72,6 +80,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--kappa", type=float, nargs="+", default=[KAPPA_MAX],
                    help=f"the posterior's prior weight cap (default: KAPPA_MAX = {KAPPA_MAX:g})")
     p.add_argument("--json", metavar="OUT", help="also write the setting and the results to OUT")
+    p.add_argument("--grid", choices=("full", "quick"),
+                   help="run issue 30's grid (or a quick one) and print its table; "
+                        "the budget and setting options are ignored")
     return p.parse_args(argv)
 
 
@@ -96,6 +107,8 @@ def _line(split: str, name: str, s: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
+    if args.grid:
+        return run_grid(args)
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     setting = _setting(args)
     params = setting_params(base, setting)
@@ -108,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     results = measure(params, riddles, range(args.first_seed, args.first_seed + args.seeds), cells,
                       published_method=published_method)
     seconds, load1 = time.perf_counter() - t0, os.getloadavg()[0]
-    order = ("posterior", "published") if args.interval == "posterior" else ("published", "posterior")
+    order = ("posterior", "posterior_v1", "published")
     print(f"{len(params.models)} models, judges {args.judge_quality}, self-bias "
           f"{args.self_bias if args.self_bias is not None else 'default'}, riddles "
           + ", ".join(f"{s} {len(t)}" for s, t in riddles.items())
@@ -123,6 +136,62 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_json(args.json, {"setting": {**vars(args), "n_models": len(params.models)}, "results": results,
                                "seconds": round(seconds, 1), "load": [round(load0, 2), round(load1, 2)]})
+    return 0
+
+
+def _riddles(base: dict[str, Any], params: Params, count: int | None) -> dict[str, Any]:
+    demo = load_demo(REPO / base["riddles"]["path"])
+    return {s: resize_riddles(slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")), count)
+            for s in params.splits}
+
+
+def _pct(s: dict[str, Any]) -> str:
+    return f"{100 * s['coverage']:.1f} ± {100 * s['se']:.1f}"
+
+
+def _grid_line(name: str, n_models: int, share: float, split: str, by: dict[str, Any]) -> tuple[str, float | None]:
+    """A markdown row of the grid's table, and the new-to-v1 half-width ratio (None when v1's is 0)."""
+    new, old, pub = by["posterior"], by["posterior_v1"], by["published"]
+    ratio = new["mean_half_width"] / old["mean_half_width"] if old["mean_half_width"] > 0 else None
+    shown = "-" if ratio is None else f"{ratio:.2f}"
+    return (f"| {name} ({n_models} models) | {split} | {share:.3g} | {_pct(new)} | {new['mean_half_width']:.2f} | "
+            f"{_pct(old)} | {old['mean_half_width']:.2f} | {shown} | {_pct(pub)} | {pub['mean_half_width']:.2f} | "
+            f"{pub['runs'] - pub['failed_runs']}/{pub['runs']} |"), ratio
+
+
+GRID_HEADER = ("| setting | split | share | hierarchical: coverage % | ± points | v1 (the default): coverage % "
+               "| ± points | ratio | published (exact): coverage % | ± points | published: runs finished |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def run_grid(args: argparse.Namespace) -> int:
+    """Every cell of the grid, old (v1) and new (hierarchical) posterior and the published interval on the
+    same runs; then the mean and largest half-width ratio and the lowest coverage of hierarchical."""
+    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    load0, t0 = os.getloadavg()[0], time.perf_counter()
+    print(GRID_HEADER)
+    ratios, lowest, results = [], 1.0, []
+    for row in GRID if args.grid == "full" else QUICK_GRID:
+        params = setting_params(base, row.setting)
+        cells = [(share, KAPPA_MAX) for share in row.shares]
+        riddles = _riddles(base, params, row.setting.riddles)
+        for cell in measure(params, riddles, seeds, cells, published_method="exact"):
+            results.append({"setting": row.name, "n_models": len(params.models), **cell})
+            for split, by in cell["splits"].items():
+                line, ratio = _grid_line(row.name, len(params.models), cell["share"], split, by)
+                print(line, flush=True)
+                ratios += [] if ratio is None else [ratio]
+                lowest = min(lowest, by["posterior"]["coverage"])
+    seconds = time.perf_counter() - t0
+    print(f"\nhalf-width ratio hierarchical / v1 over {len(ratios)} cells (v1 > 0): "
+          f"mean {sum(ratios) / len(ratios):.3f}, largest {max(ratios):.3f}; "
+          f"lowest coverage of hierarchical {100 * lowest:.1f}%")
+    print(f"{seconds:.1f} s wall, seeds {seeds.start}..{seeds.stop - 1}; load average {load0:.2f} at the start, "
+          f"{os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} cores)")
+    if args.json:
+        write_json(args.json, {"grid": args.grid, "seeds": [seeds.start, seeds.stop - 1], "results": results,
+                               "ratios": ratios, "seconds": round(seconds, 1)})
     return 0
 
 

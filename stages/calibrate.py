@@ -24,7 +24,8 @@ def main() -> None:
         truth = true_scores(riddles, predictions, cal.field)
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
-        seed=params.seed, empty_bin=cal.empty_bin, interval=cal.interval, truth=truth,
+        seed=params.seed, empty_bin=cal.empty_bin, interval=cal.interval, posterior=cal.posterior,
+        truth=truth,
     )
     write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
 

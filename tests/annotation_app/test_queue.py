@@ -1,4 +1,5 @@
-"""The queue: empty jury-score bins first, then spread; seeded, never the same item twice, double share."""
+"""The queue: empty jury-score bins first, then spread (policy ``holes``); seeded, never the same item twice,
+double share (both policies). The ``width`` policy: tests/annotation_app/test_gain.py."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_an_empty_bin_is_filled_before_anything_else():
     pool = _pool()
     events = [_label(c, "old", i + 1) for i, c in enumerate(pool) if c.bin != (2, 3) and c.riddle_id < "r06"]
     assert {b for _, b in holes(pool, State.of(events))} == {(2, 3)}
-    plan = Plan(seed=0, split="llm", budget=len(pool), double_share=0.0)
+    plan = Plan(seed=0, split="llm", budget=len(pool), double_share=0.0, policy="holes")
     first = next_item(plan, pool, events, "ana")
     assert first is not None and first.bin == (2, 3)
     # Labels of one provider fill the hole only for the other providers: the next pick is from
@@ -57,14 +58,14 @@ def test_without_the_bin_rule_the_first_pick_would_be_elsewhere():
     """The test above can fail: with the hole filled, the first pick is not forced into 2/3."""
     pool = _pool()
     events = [_label(c, "old", i + 1) for i, c in enumerate(pool) if c.riddle_id < "r06"]
-    plan = Plan(seed=0, split="llm", budget=len(pool), double_share=0.0)
+    plan = Plan(seed=0, split="llm", budget=len(pool), double_share=0.0, policy="holes")
     picks = {next_item(plan, pool, events, name).bin for name in ("ana", "bob", "cy", "dee", "eve", "fay")}
     assert picks != {(2, 3)}
 
 
 def test_labels_spread_over_providers_and_models():
     pool = _pool(lambda r, m: (1, 3))  # one bin: nothing to fill, only spreading
-    plan = Plan(seed=1, split="llm", budget=len(pool), double_share=0.0)
+    plan = Plan(seed=1, split="llm", budget=len(pool), double_share=0.0, policy="holes")
     chosen, _ = _run(plan, pool, "ana", steps=9)
     assert Counter(c.provider for c in chosen) == {"openai": 3, "gemini": 3, "anthropic": 3}
     openai = Counter(c.model for c in chosen if c.provider == "openai")

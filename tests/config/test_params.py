@@ -64,6 +64,8 @@ def test_pool_too_small_for_a_panel_names_the_model(default_params):
         (("calibration", "field"), "answer", r"calibration\.field: 'answer' is not one of answer_correct, "),
         (("calibration", "empty_bin"), "skip", r"calibration\.empty_bin: 'skip' is not one of error, nearest"),
         (("calibration", "interval"), "hpd", r"calibration\.interval: 'hpd' is not one of posterior, published"),
+        (("calibration", "posterior"), "v2", r"calibration\.posterior: 'v2' is not one of hierarchical, v1"),
+        (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of width, holes"),
         (("annotations", "share"), 1.5, r"annotations\.share: 1\.5 is out of range"),
         (("annotations", "share"), 0, r"annotations\.share: 0 labels nothing"),
         (("annotations", "per_riddle"), 3, r"annotations\.per_riddle is no longer read: write `share: <0\.\.1>` instead"),
@@ -264,6 +266,15 @@ def test_each_typo_of_issue_16_is_one_line_naming_its_key(default_params, edit, 
     with pytest.raises(ParamsError) as info:
         parse_params(default_params)
     assert str(info.value) == message
+
+
+def test_v1_posterior_and_the_width_queue_are_the_defaults_the_others_a_key_away(default_params):
+    params = parse_params(default_params)
+    assert params.calibration.posterior == "v1" and params.annotations.queue == "width"
+    other = set_key(set_key(default_params, ("calibration", "posterior"), "hierarchical"), ("annotations", "queue"),
+                    "holes")
+    assert parse_params(other).calibration.posterior == "hierarchical"
+    assert parse_params(other).annotations.queue == "holes"
 
 
 def test_the_posterior_interval_ranks_by_default_and_the_published_one_is_a_key_away(default_params):

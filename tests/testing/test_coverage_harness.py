@@ -73,3 +73,22 @@ def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
     data = json.loads(out.read_text())
     (cell,) = data["results"]
     assert cell["share"] == 1.0 and set(cell["splits"]) == {"llm", "vlm"}
+
+
+def test_the_grid_measures_the_new_posterior_narrower_than_v1_on_the_same_runs(tmp_path, capsys):
+    """Pins the method: on the quick grid the hierarchical interval is narrower than v1 (the default) in
+    every cell and covers, measured on the same runs (fails if it fell back to v1: every ratio would be 1)."""
+    spec = importlib.util.spec_from_file_location("coverage_script", ROOT / "benchmarks" / "interval_coverage.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "grid.json"
+    assert script.main(["--grid", "quick", "--seeds", "3", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| quick (4 models) | llm | 0.25 |" in printed and "half-width ratio hierarchical / v1" in printed
+    data = json.loads(out.read_text())
+    assert len(data["ratios"]) == 4 and all(r < 1 for r in data["ratios"])
+    for cell in data["results"]:
+        for by in cell["splits"].values():
+            assert by["posterior"]["runs"] == by["posterior_v1"]["runs"] == 3
+            assert by["posterior"]["coverage"] >= 0.9

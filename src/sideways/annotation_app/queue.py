@@ -1,6 +1,9 @@
 """Which prediction an annotator labels next: a pure, seeded function of the labels so far.
 
-Order (lowest key first), so that the labels serve the calibration (docs/method.md §3-4):
+Two orders (``Plan.policy``, ``annotations.queue``). ``width``, the default: the prediction whose
+label is expected to narrow the leaderboard's posterior intervals most (:mod:`sideways.annotation_app.gain`),
+then the spread and the coin below. ``holes`` (the queue before issue 30), lowest key first, so
+that the labels serve the published calibration (docs/method.md §3-4):
 
 1. **Empty bins first.** A model's jury-score bin with no label of another provider in the pool
    makes calibration fail. A candidate scores the number of (model, bin) holes its label would
@@ -24,6 +27,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from sideways.annotation.log import Event, ItemKey, labels
+from sideways.annotation_app.gain import Cell, half_width_gains
 from sideways.core.seeding import stable_int
 
 #: A jury-score bin in lowest terms: (votes, judges).
@@ -47,12 +51,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Plan:
-    """The queue's settings: the seed and split draw the coins; budget and double share bound it."""
+    """The queue's settings: the seed and split draw the coins; budget and double share bound it;
+    ``policy`` orders it (``width`` or ``holes``), on the labels of ``field``."""
 
     seed: int
     split: str
     budget: int
     double_share: float
+    policy: str = "width"
+    field: str = "both_correct"
 
 
 @lru_cache(maxsize=1 << 20)
@@ -69,16 +76,26 @@ class State:
     annotators: dict[ItemKey, list[str]]
     seen: dict[str, set[ItemKey]]
     counts: dict[ItemKey, int]
+    first: dict[ItemKey, Any]
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> State:
         annotators: dict[ItemKey, list[str]] = {}
         seen: dict[str, set[ItemKey]] = {}
+        first: dict[ItemKey, Any] = {}
         for e in events:
             seen.setdefault(e.annotator, set()).add(e.item)
             if e.action == "label":
                 annotators.setdefault(e.item, []).append(e.annotator)
-        return cls(annotators, seen, {k: len(v) for k, v in annotators.items()})
+                first.setdefault(e.item, e.record)
+        return cls(annotators, seen, {k: len(v) for k, v in annotators.items()}, first)
+
+    def positive(self, key: ItemKey, field: str) -> bool:
+        """The first label's verdict for ``field`` (both_correct: the AND of the two when not written)."""
+        rec = self.first[key]
+        if f"human_{field}" in rec or field != "both_correct":
+            return bool(rec.get(f"human_{field}"))
+        return bool(rec.get("human_answer_correct")) and bool(rec.get("human_justification_correct"))
 
     def count(self, key: ItemKey) -> int:
         return self.counts.get(key, 0)
@@ -119,6 +136,8 @@ def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Even
     pool = eligible(plan, candidates, state, annotator, exclude)
     if not pool:
         return None
+    if plan.policy == "width":
+        return _widest(plan, candidates, state, pool, annotator)
     provider = {c.model: c.provider for c in candidates}
     gaps: dict[Bin, Counter[str]] = {}  # per bin, the models with a hole there, counted by provider
     for model, b in holes(candidates, state):
@@ -141,6 +160,37 @@ def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Even
     keys = {c: (-fills(c), by_provider[c.provider], by_model[c.model], by_bin[c.bin]) for c in pool}
     best = min(keys.values())
     tied = [c for c in pool if keys[c] == best]  # the seeded coin decides among these only (it costs a hash)
+    return min(tied, key=lambda c: _coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
+
+
+def cells(candidates: Sequence[Candidate], state: State, field: str) -> dict[tuple[str, Bin], Cell]:
+    """Per (model, bin): predictions, labelled ones and their positives (``field``), and the provider."""
+    out: dict[tuple[str, Bin], Cell] = {}
+    for c in candidates:
+        cell = out.setdefault((c.model, c.bin), Cell(c.provider))
+        cell.n += 1
+        if state.count(c.key):
+            cell.labelled += 1
+            cell.positive += state.positive(c.key, field)
+    return out
+
+
+def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: list[Candidate],
+            annotator: str) -> Candidate:
+    """The eligible prediction with the largest expected narrowing; ties by the spread, then the coin.
+
+    A second label narrows nothing (calibration uses the first), so pending second labels come last.
+    """
+    gain = half_width_gains(cells(candidates, state, plan.field))
+    by_model: Counter[str] = Counter()
+    for c in candidates:
+        by_model[c.model] += state.count(c.key)
+
+    def key(c: Candidate) -> tuple[float, int]:
+        return (0.0 if state.count(c.key) else -round(gain[(c.model, c.bin)], 12), by_model[c.model])
+
+    best = min(key(c) for c in pool)
+    tied = [c for c in pool if key(c) == best]
     return min(tied, key=lambda c: _coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
 
 

@@ -50,6 +50,13 @@ IntervalName = Literal["posterior", "published"]
 the truth in simulation) or the published one of ``method`` (docs/method.md §4, §6)."""
 INTERVALS: tuple[IntervalName, ...] = get_args(IntervalName)
 
+PosteriorName = Literal["hierarchical", "v1"]
+"""How the posterior interval sets each bin's prior (docs/method.md §6): issue 10's pool rate worth
+at most four labels (v1, the default), or partially pooled across models with a prior weight
+chosen by the data (hierarchical: narrower, but it covers less where judges are poor, so not the
+default; issue 30's measurement)."""
+POSTERIORS: tuple[PosteriorName, ...] = get_args(PosteriorName)
+
 EmptyBin = Literal["error", "nearest"]
 """What calibration does with a jury-score bin that has no labels: fail, or borrow the nearest
 bin. A scoring setting, defined here beside Method so scoring needs nothing above artifacts."""

@@ -83,7 +83,8 @@ def label_file(split: str) -> Path:
 def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
     """The queue settings: ``annotations.budget`` (default: ``share`` of the predictions)."""
     budget = params.annotations.budget or max(1, round(params.annotations.share * len(items)))
-    return Plan(params.seed, split, budget, params.annotations.double_share)
+    return Plan(params.seed, split, budget, params.annotations.double_share, params.annotations.queue,
+                params.calibration.field)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,24 +15,32 @@ from sideways.artifacts.schema import (
     FIELDS,
     INTERVALS,
     METHODS,
+    POSTERIORS,
     STATUSES,
     EmptyBin,
     Field,
     IntervalName,
     Method,
+    PosteriorName,
     Status,
 )
 
 __all__ = [
     "ANNOTATION_SOURCES", "AnnotationSource", "Backend", "EMPTY_BINS", "EmptyBin", "FIELDS",
     "Field", "INTERVALS", "IntervalName", "JUDGE_KINDS", "JudgeKind", "MAX_TOKENS_FIELDS",
-    "METHODS", "MaxTokensField", "Method", "RIDDLE_SOURCES", "RiddleSource",
+    "METHODS", "MaxTokensField", "Method", "POSTERIORS", "PosteriorName", "QUEUE_POLICIES", "QueuePolicy",
+    "RIDDLE_SOURCES", "RiddleSource",
     "STATUSES", "Status",
 ]
 
 Backend = str
 """How a model or judge is run: a name of the backend table (:data:`sideways.config.backends.BACKENDS`),
 which is the one list of them (a new backend is one entry there, not a new literal here)."""
+
+QueuePolicy = Literal["width", "holes"]
+"""The annotation app's order: the label expected to narrow the posterior intervals most (issue 30),
+or empty jury-score bins first, then spread (the queue before it)."""
+QUEUE_POLICIES: tuple[QueuePolicy, ...] = get_args(QueuePolicy)
 
 JudgeKind = Literal["verdict", "l3score"]
 """What a judge is asked: the JSON verdict prompt (``judge.md``), or L3Score's Yes/No question

@@ -33,12 +33,16 @@ from sideways.config.choices import (
     INTERVALS,
     JUDGE_KINDS,
     METHODS,
+    POSTERIORS,
+    QUEUE_POLICIES,
     AnnotationSource,
     Backend,
     EmptyBin,
     IntervalName,
     JudgeKind,
     Method,
+    PosteriorName,
+    QueuePolicy,
 )
 from sideways.config.exam import ExamSpec, parse_exams, refuse_old_exam_key
 from sideways.config.options import JudgeOptions, ModelOptions, ReplayOptions
@@ -125,6 +129,7 @@ class AnnotationParams:
 
     source: AnnotationSource = "sim"
     share: float = 0.5
+    queue: QueuePolicy = "width"
     budget: int | None = None
     double_share: float = 0.1
 
@@ -136,6 +141,7 @@ class CalibrationParams:
     bootstrap: int = 10_000
     empty_bin: EmptyBin = "error"
     interval: IntervalName = "posterior"
+    posterior: PosteriorName = "v1"
 
 
 @dataclass(frozen=True)
@@ -310,7 +316,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
             "simulated model's predictions that get a label (a fixed count per riddle cannot stay fixed "
             "when a model is added without moving the others' labels; docs/method.md §3)"
         )
-    checks.known_keys(ann, ("source", "share", "budget", "double_share"), where)
+    checks.known_keys(ann, ("source", "share", "budget", "double_share", "queue"), where)
     share = checks.number(ann.get("share", 0.5), f"{where}.share", lo=0.0, hi=1.0)
     budget = ann.get("budget")
     if share == 0:
@@ -320,18 +326,20 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         share=share,
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
+        queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
     )
 
 
 def _calibration(data: Any, where: str) -> CalibrationParams:
     cal = checks.mapping(data, where, optional=True)
-    checks.known_keys(cal, ("field", "method", "bootstrap", "empty_bin", "interval"), where)
+    checks.known_keys(cal, ("field", "method", "bootstrap", "empty_bin", "interval", "posterior"), where)
     return CalibrationParams(
         field=checks.choice(cal.get("field", "both_correct"), FIELDS, f"{where}.field"),
         method=checks.choice(cal.get("method", "layton"), METHODS, f"{where}.method"),
         bootstrap=checks.integer(cal.get("bootstrap", 10_000), f"{where}.bootstrap", lo=1),
         empty_bin=checks.choice(cal.get("empty_bin", "error"), EMPTY_BINS, f"{where}.empty_bin"),
         interval=checks.choice(cal.get("interval", "posterior"), INTERVALS, f"{where}.interval"),
+        posterior=checks.choice(cal.get("posterior", "v1"), POSTERIORS, f"{where}.posterior"),
     )
 
 

@@ -21,8 +21,9 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, SCORES, conform
+from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
+from sideways.scoring.hierarchy import Prior, pooled_priors, prior_counts
 from sideways.scoring.posterior import KAPPA_MAX, posterior_counts
 from sideways.scoring.ppi import bootstrap_interval, exact_quantile_counts
 from sideways.scoring.ranking import ci_pct, score_pct
@@ -213,6 +214,8 @@ class _Setup:
     empty_bin: str
     interval: str
     kappa_max: float
+    posterior: str
+    priors: dict[str, Prior | None]
     overall: dict[Bin, Tally]
     per_provider: dict[tuple[str, Bin], Tally]
     own: dict[tuple[str, Bin], Tally]
@@ -239,7 +242,11 @@ def _posterior(model: str, provider: str, hist: dict[Bin, int], setup: _Setup) -
     pool = _other_providers(provider, setup.overall, setup.per_provider)
     own = [setup.own.get((model, b), (0, 0)) for b in bins]
     counts = [hist[b] for b in bins]
-    k_lo, k_hi = posterior_counts(counts, own, [pool.get(b, (0, 0)) for b in bins], kappa_max=setup.kappa_max)
+    prior = setup.priors.get(model)
+    if setup.posterior == "v1" or prior is None:
+        k_lo, k_hi = posterior_counts(counts, own, [pool.get(b, (0, 0)) for b in bins], kappa_max=setup.kappa_max)
+    else:
+        k_lo, k_hi = prior_counts(counts, own, prior, bins)
     return count_interval(k_lo, k_hi, sum(counts)), sum(size for _, size in own)
 
 
@@ -254,6 +261,7 @@ def score_models(
     empty_bin: str = "error",
     interval: str = "posterior",
     kappa_max: float = KAPPA_MAX,
+    posterior: str = "v1",
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
 ) -> pd.DataFrame:
@@ -269,41 +277,47 @@ def score_models(
     ``truth`` maps model keys to known true scores (simulation): then ``covered`` and
     ``posterior_covered`` say whether each interval holds it.
     """
-    _check_options(field, method, empty_bin, bootstrap, interval)
+    _check_options(field, method, empty_bin, bootstrap, interval, posterior)
     pool = _label_pool(jury, annotations, field)
     overall, per_provider = _pool_by_provider(pool)
     own = {cast(tuple[str, Bin], k): (int(v["sum"]), int(v["size"]))
            for k, v in pool.groupby(["model", "bin"], sort=False)["label"].agg(["sum", "size"]).iterrows()}
-    setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, overall, per_provider, own)
+    histograms = _histograms(jury, field)
+    meta = _model_meta(jury)
+    priors = ({} if posterior == "v1" else
+              pooled_priors(histograms, {m: p for m, (p, _, _) in meta.items() if m in histograms}, own))
+    setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
+                   overall, per_provider, own)
     pool_sizes = pool["provider"].value_counts().to_dict()
     if models is not None:
         unknown = sorted(set(models) - set(jury["model"]))
         if unknown:
             raise CalibrationError(f"calibration: no jury rows for model(s) {', '.join(unknown)}")
-    histograms = _histograms(jury, field)
     rows = []
-    for model, meta in _model_meta(jury).items():
+    for model, (provider, name, hints) in meta.items():
         if models is not None and model not in models:
             continue
         hist = histograms.get(model)
         if not hist:
             raise CalibrationError(f"calibration: model {model!r}, field {field!r}: no prediction has a jury score")
-        post, n_labelled = _posterior(model, meta[0], hist, setup)
-        rows.append(_score_row(model, meta, setup, _published(model, meta[0], hist, setup), post,
-                               n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(meta[0], 0)),
+        post, n_labelled = _posterior(model, provider, hist, setup)
+        rows.append(_score_row(model, (provider, name, hints), setup, _published(model, provider, hist, setup), post,
+                               n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(provider, 0)),
                                true=(truth or {}).get(model)))
     frame = pd.DataFrame(rows, columns=SCORES.names)
     return conform(frame, SCORES, f"scores ({field}, {method})")
 
 
-def _check_options(field: str, method: str, empty_bin: str, bootstrap: int, interval: str) -> None:
-    """Fail on an unknown field, method, interval or empty-bin policy, or no replicates in layton mode."""
+def _check_options(field: str, method: str, empty_bin: str, bootstrap: int, interval: str, posterior: str) -> None:
+    """Fail on an unknown field, method, interval, posterior or empty-bin policy, or no replicates in layton mode."""
     if field not in FIELDS:
         raise CalibrationError(f"calibration: unknown field {field!r} (known: {', '.join(FIELDS)})")
     if method not in METHODS:
         raise CalibrationError(f"calibration: unknown method {method!r} (known: {', '.join(METHODS)})")
     if interval not in INTERVALS:
         raise CalibrationError(f"calibration: unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
+    if posterior not in POSTERIORS:
+        raise CalibrationError(f"calibration: unknown posterior {posterior!r} (known: {', '.join(POSTERIORS)})")
     if empty_bin not in EMPTY_BINS:
         raise CalibrationError(f"calibration: empty_bin must be one of {', '.join(EMPTY_BINS)}")
     if method == "layton" and bootstrap < 1:

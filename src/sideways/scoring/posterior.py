@@ -37,9 +37,12 @@ from sideways.scoring.ppi import CDF_TOLERANCE, FloatArray
 KAPPA_MAX = 4.0
 
 
+_LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+
+
 def _lgamma(x: FloatArray) -> FloatArray:
-    """log Gamma elementwise (numpy has no lgamma; scipy is not a runtime dependency)."""
-    return np.array([math.lgamma(float(v)) for v in x])
+    """log Gamma elementwise (numpy has no lgamma; scipy is not a runtime dependency): math.lgamma's values."""
+    return np.asarray(_LGAMMA(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def beta_binomial_pmf(u: int, alpha: float, beta: float) -> FloatArray:
@@ -112,11 +115,24 @@ def posterior_counts(
     """
     if not len(counts) == len(own) == len(pool):
         raise ValueError("posterior_counts: counts, own and pool must have one entry per bin")
+    priors = [pool_prior(a_v, b_v, kappa_max) for a_v, b_v in pool]
+    return counts_from_priors(counts, own, priors, level=level)
+
+
+def counts_from_priors(
+    counts: Sequence[int], own: Sequence[tuple[int, int]], priors: Sequence[tuple[float, float]], *,
+    level: float = 0.95,
+) -> tuple[int, int]:
+    """(K_lo, K_hi) as :func:`posterior_counts`, with each bin's prior ``(alpha0, beta0)`` given.
+
+    The ``hierarchical`` posterior (:mod:`sideways.scoring.hierarchy`) chooses its priors itself.
+    """
+    if not len(counts) == len(own) == len(priors):
+        raise ValueError("counts_from_priors: counts, own and priors must have one entry per bin")
     alphas, betas, unlabelled = [], [], []
-    for n_v, (k_v, l_v), (a_v, b_v) in zip(counts, own, pool, strict=True):
+    for n_v, (k_v, l_v), (a0, b0) in zip(counts, own, priors, strict=True):
         if not 0 <= k_v <= l_v <= n_v:
             raise ValueError(f"posterior_counts: need 0 <= positives <= labelled <= n, got {k_v}, {l_v}, {n_v}")
-        a0, b0 = pool_prior(a_v, b_v, kappa_max)
         alphas.append(a0 + k_v)
         betas.append(b0 + l_v - k_v)
         unlabelled.append(n_v - l_v)

@@ -115,7 +115,9 @@ def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cell
     """For each (share, kappa_max) of ``cells``, the SCORES rows of one simulated run, truth filled in.
 
     The simulation is shared; each share draws its own labels (the pipeline's seeded coins). The
-    posterior ranks, so an empty bin leaves the published interval null instead of failing.
+    posterior ranks, so an empty bin leaves the published interval null instead of failing. The
+    rows hold the hierarchical posterior in ``posterior_*`` and issue 10's (v1, the default, with
+    ``kappa_max``) in ``v1_covered`` and ``v1_half_width``.
     """
     predictions, jury = simulate_split(params, riddles, seed)
     cal = params.calibration
@@ -125,10 +127,19 @@ def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cell
         labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the published interval's empty bins: counted from the nulls
-            out.append(score_models(jury, labels, field=cal.field, method=published_method,
-                                    bootstrap=cal.bootstrap, seed=seed, empty_bin=cal.empty_bin,
-                                    interval="posterior", kappa_max=kappa_max, truth=truth))
+            old = score_models(jury, labels, field=cal.field, method=published_method,
+                               bootstrap=cal.bootstrap, seed=seed, empty_bin=cal.empty_bin,
+                               interval="posterior", kappa_max=kappa_max, posterior="v1", truth=truth)
+            new = score_models(jury, labels, field=cal.field, method="exact", bootstrap=cal.bootstrap, seed=seed,
+                               empty_bin=cal.empty_bin, interval="posterior", posterior="hierarchical", truth=truth)
+        out.append(old.assign(v1_covered=old["posterior_covered"], v1_half_width=old["posterior_half_width"],
+                              posterior_covered=new["posterior_covered"].to_numpy(),
+                              posterior_half_width=new["posterior_half_width"].to_numpy()))
     return out
+
+
+#: The intervals measured on every run: the hierarchical posterior, issue 10's (v1, the default), the published one.
+INTERVAL_NAMES = ("posterior", "posterior_v1", "published")
 
 
 @dataclass
@@ -164,12 +175,15 @@ class Tally:
 
 
 def tally_run(scores: pd.DataFrame, tallies: Mapping[str, Tally]) -> None:
-    """Add one run's SCORES rows to ``tallies["posterior"]`` and ``tallies["published"]``.
+    """Add one run's SCORES rows to ``tallies["posterior"]`` (the hierarchical prior),
+    ``tallies["posterior_v1"]`` (issue 10's, the default) and ``tallies["published"]``.
 
     The published interval fails the run when any model's is null (an empty bin).
     """
     tallies["posterior"].add(scores["posterior_covered"].astype(bool).tolist(),
                              scores["posterior_half_width"].tolist(), failed=False)
+    tallies["posterior_v1"].add(scores["v1_covered"].astype(bool).tolist(),
+                                scores["v1_half_width"].tolist(), failed=False)
     failed = bool(scores["score"].isna().any())
     tallies["published"].add([] if failed else scores["covered"].astype(bool).tolist(),
                              [] if failed else scores["half_width"].tolist(), failed=failed)
@@ -178,8 +192,8 @@ def tally_run(scores: pd.DataFrame, tallies: Mapping[str, Tally]) -> None:
 def measure(params: Params, riddles: Mapping[str, pd.DataFrame], seeds: Sequence[int],
             cells: Sequence[tuple[float, float]], *, published_method: str = "layton") -> list[dict[str, Any]]:
     """One result per (share, kappa_max) of ``cells``: ``{"share", "kappa", "splits": {split:
-    {"posterior": summary, "published": summary}}}`` over ``seeds`` (:meth:`Tally.summary`)."""
-    tallies = [{split: {"posterior": Tally(), "published": Tally()} for split in riddles} for _ in cells]
+    {name: summary for name in INTERVAL_NAMES}}}`` over ``seeds`` (:meth:`Tally.summary`)."""
+    tallies = [{split: {name: Tally() for name in INTERVAL_NAMES} for split in riddles} for _ in cells]
     for split, table in riddles.items():
         for seed in seeds:
             runs = run_split(params, table, split, seed, cells, published_method=published_method)
@@ -188,3 +202,34 @@ def measure(params: Params, riddles: Mapping[str, pd.DataFrame], seeds: Sequence
     return [{"share": share, "kappa": kappa,
              "splits": {split: {name: t.summary() for name, t in by_name.items()} for split, by_name in cell.items()}}
             for (share, kappa), cell in zip(cells, tallies, strict=True)]
+
+
+@dataclass(frozen=True)
+class GridRow:
+    """One setting of a coverage grid and the label shares measured in it (one simulation per seed for all)."""
+
+    name: str
+    setting: Setting
+    shares: tuple[float, ...]
+
+
+#: Issue 30's grid: issue 10's (6 default models; default judges and judges at 0.97; per-riddle 1,
+#: 3, 10 with 6 models = shares 1/6, 1/2, 1), issue 30's own cell, and the harder cells, each
+#: moving one thing away from the default: 2 and 48 models, shares 0.05 to 0.5, judges at 0.7,
+#: self-biased judges (0.3), 120 and 500 riddles per split.
+GRID = (
+    GridRow("default", Setting(), (0.05, 1 / 6, 0.5, 1.0)),
+    GridRow("judges 0.97", Setting(judge_quality=0.97), (1 / 6, 0.5, 1.0)),
+    GridRow("8 models, judges 0.9", Setting(models=8, judge_quality=0.9), (0.25,)),
+    GridRow("2 models", Setting(models=2), (0.05, 0.5)),
+    GridRow("48 models", Setting(models=48), (0.05, 0.5)),
+    GridRow("judges 0.7", Setting(judge_quality=0.7), (1 / 6, 0.5)),
+    GridRow("judges 0.97, self-bias 0.3", Setting(judge_quality=0.97, self_bias=0.3), (1 / 6, 0.5)),
+    GridRow("120 riddles", Setting(riddles=120), (0.5,)),
+    GridRow("500 riddles", Setting(riddles=500), (0.05, 0.5)),
+)
+
+#: A small grid for a test that pins the method: few models and riddles, two shares.
+QUICK_GRID = (
+    GridRow("quick", Setting(models=4, riddles=16), (0.25, 0.5)),
+)
