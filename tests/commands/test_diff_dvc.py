@@ -1,0 +1,103 @@
+"""End-to-end: ``sideways diff`` on the README's experiment, under the real DVC CLI.
+
+A session fixture reproduces the default pipeline (6 models, both splits) once and commits it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers.harness import commit, edit_params, new_repo, run
+
+pytestmark = pytest.mark.slow
+
+UP, SAME = "up", "no detectable change"
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory) -> Path:
+    repo = new_repo(tmp_path_factory.mktemp("diff") / "repo")
+    run(repo, "dvc", "repro")
+    commit(repo, "reproduced")
+    return repo
+
+
+@pytest.fixture
+def project(reproduced, tmp_path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(reproduced, repo, symlinks=True)
+    return repo
+
+
+def diff_json(repo: Path, *args: str) -> dict:
+    return json.loads(run(repo, "sideways", "diff", *args, "--json").stdout)
+
+
+def verdicts(out: dict) -> dict[tuple[str, str], str]:
+    return {(r["benchmark"], r["model"]): r["verdict"] for r in out["rows"]}
+
+
+def assert_only_atlas_mini_up(out: dict) -> None:
+    got = verdicts(out)
+    assert {k for k, v in got.items() if v == UP} == {("llm", "atlas-mini"), ("vlm", "atlas-mini")}, got
+    assert {v for k, v in got.items() if k[1] != "atlas-mini"} == {SAME}
+    assert ("llm", "tide-open") in got
+    for r in out["rows"]:
+        if r["model"] == "atlas-mini":
+            assert r["lo"] > 0 and r["to_right"] and r["b"] > r["a"]
+    assert out["not_compared"] == []
+
+
+def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
+    run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
+    assert_only_atlas_mini_up(diff_json(project))
+    text = run(project, "sideways", "diff", "--items").stdout
+    assert "atlas-mini: right->wrong" in text and max(map(len, text.splitlines())) <= 200
+    md = run(project, "sideways", "diff", "--md").stdout
+    assert md.count("\n| ") == 1 + 12 and "| vlm | atlas-mini |" in md
+
+
+def test_between_two_experiment_names(project):
+    run(project, "dvc", "exp", "run", "-n", "weak", "-S", "models.atlas-mini.skill=0.6")
+    run(project, "dvc", "exp", "run", "-n", "strong", "-S", "models.atlas-mini.skill=0.9")
+    assert_only_atlas_mini_up(diff_json(project, "weak", "strong"))
+
+
+def test_a_fresh_clone_diffs_against_the_last_commit_from_the_remote_only(project, tmp_path):
+    remote = tmp_path / "remote"
+    run(project, "dvc", "remote", "add", "-d", "store", str(remote))
+    commit(project, "a remote")
+    run(project, "dvc", "push")  # only what a commit's outputs are: the clone has none of HEAD~1 in its cache
+    edit_params(project, lambda p: p["models"]["atlas-mini"].update(skill=0.9))
+    run(project, "dvc", "repro")
+    commit(project, "stronger atlas-mini")
+    run(project, "dvc", "push")
+    clone = tmp_path / "clone"
+    run(tmp_path, "git", "clone", "-q", str(project), str(clone))
+    run(clone, "dvc", "pull")
+    before = sorted(p.name for p in (clone / "data").rglob("*"))
+    keys = {k: os.environ.pop(k) for k in list(os.environ) if k.endswith("_API_KEY")}
+    try:
+        out = diff_json(clone, "HEAD~1", "HEAD")
+    finally:
+        os.environ.update(keys)
+    assert_only_atlas_mini_up(out)
+    assert sorted(p.name for p in (clone / "data").rglob("*")) == before  # nothing recomputed
+    older = diff_json(clone, "HEAD~2", "HEAD")  # a commit without the remote in its .dvc/config
+    assert older["not_compared"] == [] and len(older["rows"]) == 12
+
+
+def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
+    edit_params(project, lambda p: p["models"].pop("breeze-large"))
+    run(project, "dvc", "repro")
+    out = diff_json(project)
+    assert "breeze-large" not in {r["model"] for r in out["rows"]}
+    assert sorted(out["not_compared"]) == [
+        f"{s}, breeze-large: scored in HEAD only, not in workspace; no change to compute" for s in ("llm", "vlm")]
+    bad = run(project, "sideways", "diff", "no-such-rev", check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
