@@ -101,3 +101,16 @@ def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
         f"{s}, breeze-large: scored in HEAD only, not in workspace; no change to compute" for s in ("llm", "vlm")]
     bad = run(project, "sideways", "diff", "no-such-rev", check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
+
+
+def test_the_demo_leaderboards_show_tie_groups_that_agree_with_the_pairwise_intervals(reproduced):
+    for split in ("llm", "vlm"):
+        board = json.loads((reproduced / f"metrics/leaderboard_{split}.json").read_text())
+        pairs = json.loads((reproduced / f"metrics/pairwise_{split}.json").read_text())
+        groups = {m: set(v["tie_groups"].split(",")) for m, v in board.items()}
+        assert len(pairs["pairs"]) == len(board) * (len(board) - 1) // 2
+        for p in pairs["pairs"]:
+            assert p["apart"] == (p["lo"] > 0 or p["hi"] < 0)
+            assert p["apart"] == (not groups[p["a"]] & groups[p["b"]]), p  # on the demo: exactly
+    shown = run(reproduced, "sideways", "show").stdout
+    assert "| tie group |" in shown

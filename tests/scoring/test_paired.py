@@ -121,3 +121,28 @@ def test_tie_groups_of_models_all_apart_are_singletons():
 def test_beta_quantile_has_the_beta_mean():
     q = (np.arange(20000) + 0.5) / 20000
     assert beta_quantile(2.0, 6.0, q).mean() == pytest.approx(0.25, abs=1e-3)
+
+
+def ranked_board(models: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"model": models, "n_hints": 0, "rank": range(1, len(models) + 1),
+                         "field": FIELD, "seed": 0})
+
+
+def agree(result: dict) -> bool:
+    """Models sharing a tie group are never apart; consecutive models apart share none."""
+    groups = result["tie_groups"]
+    for p in result["pairs"]:
+        if p["apart"] and set(groups[p["a"]]) & set(groups[p["b"]]):
+            return False
+    return True
+
+
+def test_pairwise_separates_far_models_and_ties_close_ones():
+    from sideways.scoring.pairwise import pairwise
+
+    right = {"m1": [True] * 40, "m2": [True] * 38 + [False] * 2, "m3": [False] * 40}
+    jury, labels = tables(right)
+    got = pairwise(ranked_board(["m1", "m2", "m3"]), jury, labels, replicates=500)
+    apart = {(p["a"], p["b"]): p["apart"] for p in got["pairs"]}
+    assert apart == {("m1", "m2"): False, ("m1", "m3"): True, ("m2", "m3"): True}
+    assert got["tie_groups"] == {"m1": [1], "m2": [1], "m3": [2]} and agree(got)

@@ -40,6 +40,11 @@ def leaderboard(split: str) -> Path:
     return METRICS / f"leaderboard_{split}.json"
 
 
+def pairwise(split: str) -> Path:
+    """Every pair of models of a split: paired difference, interval, apart or tied; tie groups."""
+    return METRICS / f"pairwise_{split}.json"
+
+
 def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
 

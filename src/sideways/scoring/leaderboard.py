@@ -87,6 +87,8 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
             "worst_rank": int(r["worst_rank"]),
             "n_hints": int(r["n_hints"]),
         }
+        if "tie_groups" in r:
+            entry["tie_groups"] = str(r["tie_groups"])
         known = pd.notna(r["true_score"])
         for which, cover in (("published", "covered"), ("posterior", "posterior_covered")):
             values = interval_values(r, which)
@@ -131,12 +133,13 @@ def format_table(board: pd.DataFrame) -> str:
 
     Score and CI are those of the interval the ranks follow; one more column shows the other
     interval as "score ± CI". In simulation (a known ``true_score``) the true score follows, and
-    whether each interval covers it.
+    whether each interval covers it; then, when the board has them, the tie groups (method.md §8).
     """
     name = _ranked_by(board)
     other = _other(name)
     sim = "true_score" in board and board["true_score"].notna().any()
-    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ())]
+    ties = "tie_groups" in board.columns
+    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ()), *(("tie group",) * ties)]
     cover = {"published": "covered", "posterior": "posterior_covered"}
     blocks = []
     groups = list(board.groupby("n_hints", sort=True))
@@ -152,6 +155,8 @@ def format_table(board: pd.DataFrame) -> str:
                 known = pd.notna(r["true_score"])
                 cells += [f"{100 * r['true_score']:.1f}" if known else ""]
                 cells += [_yes(r[cover[k]]) if known else "" for k in (name, other)]
+            if ties:
+                cells.append(r["tie_groups"])
             lines.append("| " + " | ".join(map(str, cells)) + " |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
