@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers.harness import commit, edit_params, new_repo, run
+from helpers import ROOT
+from helpers.harness import BIN, commit, edit_params, env, new_repo, run
 
 pytestmark = pytest.mark.slow
 
@@ -114,3 +117,28 @@ def test_the_demo_leaderboards_show_tie_groups_that_agree_with_the_pairwise_inte
             assert p["apart"] == (not groups[p["a"]] & groups[p["b"]]), p  # on the demo: exactly
     shown = run(reproduced, "sideways", "show").stdout
     assert "| tie group |" in shown
+
+
+def readme_views() -> list[list[str]]:
+    """The two invocations README.md gives under "Reading the metrics in a terminal"."""
+    text = (ROOT / "README.md").read_text().split("### Reading the metrics in a terminal", 1)[1]
+    block = text.split("```", 2)[1]
+    return [shlex.split(line.split("  #", 1)[0]) for line in block.splitlines() if line.startswith("dvc ")]
+
+
+def test_the_readme_dvc_views_show_every_model_within_120_columns(project):
+    run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
+    views = readme_views()
+    assert [v[:3] for v in views] == [["dvc", "metrics", "show"], ["dvc", "exp", "show"]]
+    for view in views:  # as wide a terminal as they like: their own width must be <= 120
+        args = [*view, "--no-pager"] if view[1] == "exp" else view
+        out = subprocess.run([str(BIN / "dvc"), *args[1:]], cwd=project, env={**env(project), "COLUMNS": "1000"},
+                             capture_output=True, text=True, check=True).stdout
+        lines = [line.rstrip() for line in out.splitlines() if line.strip()]
+        assert max(map(len, lines)) <= 120, out
+        assert "…" not in out, out
+        if view[1] == "metrics":
+            assert all(m in out for m in ("atlas-large", "atlas-mini", "breeze-large", "nimbus-pro",
+                                          "quill-max", "tide-open")) and "headline_vlm" in out
+        else:
+            assert "76.4" in out and "65.3" in out  # atlas-mini on llm, after and before

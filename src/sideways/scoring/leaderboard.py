@@ -104,6 +104,13 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return out
 
 
+def headline(ranked: pd.DataFrame) -> dict[str, float | None]:
+    """``{model key: score}``, the score the ranks follow: one short column per model, so that
+    ``dvc metrics show metrics/headline_llm.json metrics/headline_vlm.json`` fits 120 columns."""
+    metrics = leaderboard_metrics(ranked)
+    return {model: entry.get("score") for model, entry in sorted(metrics.items())}
+
+
 def plot_rows(ranked: pd.DataFrame) -> list[dict[str, Any]]:
     """One row per model for the interval plot, in percent: ``score``, ``lo`` and ``hi`` of the
     interval the ranks follow, and both intervals' bounds (``published_lo`` .. ``posterior_hi``)."""
