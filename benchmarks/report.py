@@ -1,4 +1,5 @@
-"""Speed of the report at real sizes: 50 models x 500 riddles per split, with pictures.
+"""Speed of the report at real sizes: 50 models x 500 riddles per split, with pictures, and an
+exam of 198 questions (GPQA-Diamond's size) for the 50 models.
 
 Prints
   1. build: `python stages/report.py` in a scratch project holding the synthetic tables as
@@ -7,10 +8,12 @@ Prints
   2. first render in the OS Chromium (headless, through Playwright): from navigation start to the
      mark app.js sets once the leaderboard is drawn, and the browser's first contentful paint,
      medians of 5 fresh pages;
-  3. the explorer's first cards (tab click to the first card filled), median of 5.
+  3. the explorer's first cards (tab click to the first card filled), median of 5;
+  4. the exam page's first question cards (tab click, then scrolling down past the tables, to the
+     first card filled), median of 5.
 Targets (issue 11): build < 10 s, first render < 1 s.
 
-Usage: python benchmarks/report.py [--models 50] [--riddles 500]
+Usage: python benchmarks/report.py [--models 50] [--riddles 500] [--questions 198]
 """
 
 from __future__ import annotations
@@ -27,16 +30,40 @@ import time
 from pathlib import Path
 
 import yaml
-from report_tables import params_with_models, split_tables
+from report_tables import exam_tables, params_with_models, split_tables
 
 from sideways.artifacts import paths
-from sideways.artifacts.io import write_table
-from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS, RIDDLES, SCORES
+from sideways.artifacts.io import write_json, write_table
+from sideways.artifacts.schema import (
+    ANNOTATIONS,
+    EXAM_DETAIL,
+    EXAM_GRADES,
+    EXAM_ITEMS,
+    EXAM_PREDICTIONS,
+    JUDGMENTS,
+    JURY,
+    PREDICTIONS,
+    RIDDLES,
+    SCORES,
+)
+from sideways.config.params import Params
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def scratch_project(root: Path, n_models: int, n_riddles: int) -> None:
+def scratch_exam(params: Params, n_questions: int) -> None:
+    """The exam's tables where the report stage reads them (sideways.report.inputs.exam_files)."""
+    e = exam_tables(params, n_questions)
+    write_table(e.items, EXAM_ITEMS, paths.EXAM_ITEMS)
+    for m in params.models:
+        write_table(e.predictions[e.predictions["model"] == m.key], EXAM_PREDICTIONS, paths.exam_predictions(m.key))
+        write_table(e.grades[e.grades["model"] == m.key], EXAM_GRADES, paths.exam_grades(m.key))
+    write_table(e.detail, EXAM_DETAIL, paths.EXAM_DETAIL)
+    write_json(paths.EXAM_METRICS, e.metrics)
+    write_json(paths.EXAM_TOPICS, e.topics)
+
+
+def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int) -> None:
     """A project folder with params.yaml and every table the report stage reads."""
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     params = params_with_models(base, n_models)
@@ -54,6 +81,7 @@ def scratch_project(root: Path, n_models: int, n_riddles: int) -> None:
         write_table(t.annotations, ANNOTATIONS, paths.annotations(split))
         write_table(t.jury, JURY, paths.jury(split))
         write_table(t.scores, SCORES, paths.scores(split))
+    scratch_exam(params, n_questions)
 
 
 def build_seconds(root: Path) -> tuple[float, float]:
@@ -67,8 +95,9 @@ def build_seconds(root: Path) -> tuple[float, float]:
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], list[float]]:
-    """First render, first contentful paint and explorer first-card times (ms), fresh pages of one Chromium."""
+def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], list[float], list[float]]:
+    """First render, first contentful paint, explorer and exam page first-card times (ms), fresh
+    pages of one Chromium."""
     from playwright.sync_api import sync_playwright
 
     chromium = os.environ.get("SIDEWAYS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -77,6 +106,7 @@ def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], lis
     first: list[float] = []
     paint: list[float] = []
     explorer: list[float] = []
+    exam: list[float] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         for _ in range(runs + 1):  # the first run warms the browser's own start-up; dropped
@@ -89,26 +119,32 @@ def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], lis
             page.click("#tabs button[data-tab=explorer]")
             page.wait_for_selector(".card .gold")
             explorer.append(1000 * (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            page.click("#tabs button[data-tab='exam/exam']")
+            page.locator("section.exam .question").first.scroll_into_view_if_needed()  # below 50 models' tables
+            page.wait_for_selector("section.exam .question .choices")
+            exam.append(1000 * (time.perf_counter() - t0))
             page.close()
         browser.close()
-    return first[1:], paint[1:], explorer[1:]
+    return first[1:], paint[1:], explorer[1:], exam[1:]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=50)
     parser.add_argument("--riddles", type=int, default=500)
+    parser.add_argument("--questions", type=int, default=198)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        scratch_project(root, args.models, args.riddles)
+        scratch_project(root, args.models, args.riddles, args.questions)
         build, cpu = build_seconds(root)
         files = [p for p in (root / "report").rglob("*") if p.is_file()]
         mb = sum(p.stat().st_size for p in files) / 1e6
-        first, paint, explorer = render_ms(root / "report" / "index.html")
+        first, paint, explorer, exam = render_ms(root / "report" / "index.html")
     load = os.getloadavg()[0]
-    print(f"{args.models} models x {args.riddles} riddles per split (vlm with pictures): "
-          f"{len(files)} files, {mb:.1f} MB")
+    print(f"{args.models} models x {args.riddles} riddles per split (vlm with pictures), "
+          f"{args.questions} exam questions: {len(files)} files, {mb:.1f} MB")
     print(f"build (python stages/report.py, Parquet reads included): {build:.2f} s wall, {cpu:.2f} s CPU "
           f"(target < 10 s; load average {load:.1f} on {os.cpu_count()} cores)")
     print(f"first render in Chromium (navigation start to leaderboard drawn): "
@@ -116,6 +152,7 @@ def main() -> None:
           f"range {min(first):.0f}-{max(first):.0f} ms (target < 1000 ms)")
     print(f"first contentful paint: median {statistics.median(paint):.0f} ms")
     print(f"explorer first cards (tab click to first card filled): median {statistics.median(explorer):.0f} ms")
+    print(f"exam page first question cards (tab click to first card filled): median {statistics.median(exam):.0f} ms")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Synthetic tables for the report at any size: n models x n riddles per split, with pictures.
 
 Used by benchmarks/report.py (50 models x 500 riddles) and by the report's browser tests
-(the models of params.yaml, a few riddles). Predictions, judgments and labels are seeded
+(the models of params.yaml, a few riddles), and an exam's tables (:func:`exam_tables`) whose
+detail, metrics and topics are computed by ``sideways.exams.results``. Predictions, judgments and labels are seeded
 random draws; the jury and the scores are computed by sideways itself (scoring.jury_table,
 score_models), so the report reads the tables it reads after `dvc repro`.
 """
@@ -9,6 +10,7 @@ score_models), so the report reads the tables it reads after `dvc repro`.
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,14 +21,26 @@ from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, PREDICTIONS, RIDDLES, conform  # noqa: E402
+from sideways.artifacts.schema import (  # noqa: E402
+    ANNOTATIONS,
+    EXAM_GRADES,
+    EXAM_ITEMS,
+    EXAM_PREDICTIONS,
+    JUDGMENTS,
+    PREDICTIONS,
+    RIDDLES,
+    conform,
+)
 from sideways.config.params import Params, parse_params  # noqa: E402
-from sideways.report.inputs import SplitTables  # noqa: E402
+from sideways.exams.results import detail_table, model_metrics, topic_breakdown  # noqa: E402
+from sideways.report.inputs import ExamTables, SplitTables  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 
 XSS_ANSWER = "<img src=x onerror=\"document.title='pwned'\">"
 XSS_JUSTIFICATION = "Because <script>document.title='pwned-script'</script> said so."
+XSS_QUESTION = "Which is right? <img src=x onerror=\"document.title='pwned-question'\">"
+XSS_REPLY = "<script>document.title='pwned-reply'</script> Answer: A"
 
 
 def picture(i: int) -> bytes:
@@ -119,3 +133,69 @@ def params_with_models(base: dict[str, Any], n_models: int | None) -> Params:
         data["models"] = {f"model-{i:02d}": {"backend": "sim", "provider": providers[i % 5], "name": f"model-{i:02d}",
                                              "n_hints": 0, "skill": 0.5} for i in range(n_models)}
     return parse_params(data)
+
+
+EXAM_TOPICS = ("orbits", "stars", "galaxies")
+_CHOICES = {"A": "Mercury", "B": "Venus", "C": "Mars", "D": "Earth", "E": "I don't know"}
+
+
+def exam_items(n: int) -> pd.DataFrame:
+    """``n`` questions, one in four a short answer with a two-criterion rubric; the first one's
+    text carries the XSS probe."""
+    rows = []
+    for i in range(n):
+        short = i % 4 == 3
+        rows.append({"item_id": f"q-{i:03d}", "exam": "synthetic astronomy exam", "topic": EXAM_TOPICS[i % 3],
+                     "kind": "short_answer" if short else "mcq", "points": 2.0 if short else 1.0,
+                     "question": XSS_QUESTION if i == 0 else f"Question {i}: which planet is closest to the Sun?",
+                     "answer": "Mercury, the innermost planet" if short else "Mercury",
+                     "choices": None if short else json.dumps(_CHOICES), "gold": None if short else "ABCD"[i % 4],
+                     "rubric": json.dumps(["Names Mercury", "Says it is the innermost"]) if short else None})
+    return conform(pd.DataFrame(rows), EXAM_ITEMS, "synthetic exam items")
+
+
+def _exam_reply(item: dict[str, Any], u: float) -> str:
+    if item["kind"] == "short_answer":
+        return "Mercury, it orbits closest." if u < 0.6 else "Venus."
+    if u < 0.1:
+        return "It could be any of them."
+    return "Answer: E" if u < 0.2 else f"Answer: {item['gold'] if u < 0.7 else 'D' if item['gold'] != 'D' else 'C'}"
+
+
+def _exam_predictions(params: Params, items: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    rows = []
+    for m in params.models:
+        for item in items.to_dict("records"):
+            failed = rng.random() < 0.02
+            rows.append({"item_id": item["item_id"], "model": m.key, "provider": m.provider, "model_name": m.name,
+                         "kind": item["kind"], "text": None if failed else _exam_reply(item, rng.random()),
+                         "status": "api_error" if failed else "ok", "error": "HTTP 500" if failed else None,
+                         "latency_s": 1.5, "request_hash": None, "input_tokens": 300, "output_tokens": 40,
+                         "cost_usd": 0.0003})
+    rows[0]["text"], rows[0]["status"], rows[0]["error"] = XSS_REPLY, "ok", None
+    return conform(pd.DataFrame(rows), EXAM_PREDICTIONS, "synthetic exam predictions")
+
+
+def _exam_grades(params: Params, predictions: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    rows = []
+    answers = predictions[(predictions["kind"] == "short_answer") & (predictions["status"] == "ok")]
+    provider = {m.key: m.provider for m in params.models}
+    for p in answers.to_dict("records"):
+        for j in params.jury.first_judges(provider[p["model"]], 2):
+            earned = float(rng.choice([0.0, 1.0, 2.0]))
+            rows.append({"item_id": p["item_id"], "model": p["model"], "judge": j.key, "judge_provider": j.provider,
+                         "strategy": "rubric_anchored", "points": 2.0, "earned": earned, "status": "ok",
+                         "error": None, "raw": f"CRITERION_1: 1\nCRITERION_2: {int(earned > 1)}\nSCORE: {earned}/2",
+                         "latency_s": 0.8, "request_hash": None, "input_tokens": 200, "output_tokens": 20,
+                         "cost_usd": 0.0001})
+    return conform(pd.DataFrame(rows, columns=EXAM_GRADES.names), EXAM_GRADES, "synthetic exam grades")
+
+
+def exam_tables(params: Params, n_questions: int, seed: int = 0, key: str = "exam") -> ExamTables:
+    """One exam's tables, seeded: the first reply and the first question carry XSS probes."""
+    rng = np.random.default_rng([seed, *key.encode()])
+    items = exam_items(n_questions)
+    predictions = _exam_predictions(params, items, rng)
+    grades = _exam_grades(params, predictions, rng)
+    detail = detail_table(items, predictions, grades)
+    return ExamTables(key, items, predictions, grades, detail, model_metrics(detail), topic_breakdown(detail))

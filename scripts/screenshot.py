@@ -1,7 +1,8 @@
 """Screenshots of the built report (report/index.html) in the OS Chromium, headless.
 
     python scripts/screenshot.py                       # docs/report.png: the leaderboard (README)
-    python scripts/screenshot.py --tabs --out /tmp/s   # one PNG per tab into /tmp/s
+    python scripts/screenshot.py --tabs --out /tmp/s   # one PNG per tab into /tmp/s, and exam.png:
+                                                       # the first exam's page (#exam/<key>)
 
 Chromium is the one `apt-get install chromium` puts on PATH (or SIDEWAYS_CHROMIUM); Playwright
 drives it through executable_path, nothing is downloaded.
@@ -26,6 +27,18 @@ def chromium() -> str:
     if not found:
         sys.exit("no Chromium found: `apt-get install chromium` (or set SIDEWAYS_CHROMIUM)")
     return found
+
+
+def exam_page(page, out: Path) -> None:
+    """The first exam's page: metrics, topics and the first questions (none without an exam)."""
+    tabs = page.locator("#tabs button[data-tab^='exam/']")
+    if tabs.count() == 0:
+        return
+    tabs.first.click()
+    page.set_viewport_size({"width": 1280, "height": 1500})
+    page.wait_for_selector("section.exam:not([hidden]) .question .choices")
+    page.screenshot(path=str(out))
+    print(out)
 
 
 def main() -> None:
@@ -53,6 +66,7 @@ def main() -> None:
                 out = Path(args.out) / f"{tab}.png"
                 page.screenshot(path=str(out), full_page=tab != "explorer")
                 print(out)
+            exam_page(page, Path(args.out) / "exam.png")
         browser.close()
 
 

@@ -20,7 +20,7 @@ def main() -> None:
             raise SchemaError(f"annotations.source is 'file' but neither {candidates[0]} nor {candidates[1]} exists")
         labels = read_label_file(found[0], riddles)
     else:
-        sim = [m.key for m in params.models if m.capabilities.simulated]
+        sim = [m.key for m in params.models_taking(args.split) if m.capabilities.simulated]
         if not sim:
             raise SchemaError(
                 "annotations.source is 'sim' but no model has backend 'sim': simulated annotators only "

@@ -15,7 +15,7 @@ def main() -> None:
     cal = params.calibration
     jury = read_table(paths.jury(args.split), JURY)
     labels = read_table(paths.annotations(args.split), ANNOTATIONS)
-    sim = [m.key for m in params.models if m.capabilities.simulated]
+    sim = [m.key for m in params.models_taking(args.split) if m.capabilities.simulated]
     truth = None
     if sim:
         riddles = read_table(paths.split_table(args.split), RIDDLES)

@@ -1,7 +1,9 @@
-"""exam_items: the exam JSON (params exam.path) read, validated and presented (data/exam/items.parquet).
+"""exam_items: each exam of ``exams:`` read, validated and presented (data/exam/items/<exam>.parquet).
 
+An exam comes from the course notebook's JSON or from a Hugging Face dataset (docs/exams.md).
 Multiple-choice choices are shuffled here, seeded per question, with E) "I don't know" last
-when exam.idk is true, so every model sees the same presentation.
+when the exam's ``idk`` is true, so every model sees the same presentation. With ``exams: {}``
+the folder is empty.
 """
 
 from sideways.artifacts import paths
@@ -9,15 +11,17 @@ from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import EXAM_ITEMS
 from sideways.config.params import load_params
 from sideways.core import stage
-from sideways.exams.format import load_exam
 from sideways.exams.items import items_table
+from sideways.exams.source import describe, load_exam_spec
 
 
 def main() -> None:
     args = stage.arguments()
     params = load_params(args.params)
-    exam = load_exam(params.exam.path)
-    write_table(items_table(exam, params.seed, params.exam.idk, params.exam.path), EXAM_ITEMS, paths.EXAM_ITEMS)
+    paths.EXAM_ITEMS_DIR.mkdir(parents=True, exist_ok=True)
+    for spec in params.exams.values():
+        exam = load_exam_spec(spec)
+        write_table(items_table(exam, params.seed, spec.idk, describe(spec)), EXAM_ITEMS, paths.exam_items(spec.key))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
-"""exam_score: the exam's results for every model (docs/exams.md, "Results").
+"""exam_score: each exam's results for every model that takes it (docs/exams.md, "Results").
 
-metrics/exam.json (DVC metrics: the four multiple-choice metrics with se, the short-answer
-score, latency and cost per model), metrics/exam_topics.json (per-topic breakdown) and
-data/exam/detail.parquet (per-question detail).
+metrics/exams.json (DVC metrics, by exam then model: the four multiple-choice metrics with se,
+the short-answer score, latency and cost), metrics/exam_topics.json (per-topic breakdown, by
+exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {}`` both
+metrics files are ``{}``.
 """
+
+from typing import Any
 
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables, write_json, write_table
@@ -16,14 +19,20 @@ from sideways.exams.results import detail_table, model_metrics, topic_breakdown
 def main() -> None:
     args = stage.arguments()
     params = load_params(args.params)
-    items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
-    keys = [m.key for m in params.models]
-    predictions = read_tables([paths.exam_predictions(k) for k in keys], EXAM_PREDICTIONS, "exam predictions")
-    grades = read_tables([paths.exam_grades(k) for k in keys], EXAM_GRADES, "exam grades")
-    detail = detail_table(items, predictions, grades)
-    write_table(detail, EXAM_DETAIL, paths.EXAM_DETAIL)
-    write_json(paths.EXAM_METRICS, model_metrics(detail))
-    write_json(paths.EXAM_TOPICS, topic_breakdown(detail))
+    metrics: dict[str, Any] = {}
+    topics: dict[str, Any] = {}
+    paths.EXAM_DETAIL_DIR.mkdir(parents=True, exist_ok=True)
+    for exam in params.exams:
+        keys = [m.key for m in params.models_taking(exam)]
+        items = read_table(paths.exam_items(exam), EXAM_ITEMS)
+        predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
+                                  f"exam {exam} predictions")
+        grades = read_tables([paths.exam_grades(exam, k) for k in keys], EXAM_GRADES, f"exam {exam} grades")
+        detail = detail_table(items, predictions, grades)
+        write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
+        metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
+    write_json(paths.EXAM_METRICS, metrics)
+    write_json(paths.EXAM_TOPICS, topics)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,12 @@ def main() -> None:
     args = stage.arguments("split")
     params = load_params(args.params)
     riddles = read_table(paths.split_table(args.split), RIDDLES)
-    keys = [m.key for m in params.models]  # the models listed in params, never a glob (docs/design.md)
+    keys = [m.key for m in params.models_taking(args.split)]  # as params says, never a glob (docs/design.md)
     sources = {k: paths.predictions(args.split, k) for k in keys}
     predictions = read_tables(list(sources.values()), PREDICTIONS, f"{args.split} predictions")
     require_each_complete(predictions, riddles["riddle_id"], sources)
     judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
-    panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in params.models}
+    panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in params.models_taking(args.split)}
     table = jury_table(judgments, predictions, panels)
     write_table(table.sort_values(["model", "riddle_id"]), JURY, paths.jury(args.split))
 

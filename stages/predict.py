@@ -15,8 +15,8 @@ from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.jobs.coarse import run_stage
 from sideways.jobs.context import run_context
-from sideways.jobs.exams import EXAM_CODE, exam_folders, exam_predict_job
-from sideways.jobs.riddles import folders, predict_job
+from sideways.jobs.exams import EXAM_CODE, exam_folders, exam_jobs
+from sideways.jobs.riddles import folders, riddle_jobs
 from sideways.llm.cache import RequestCache
 
 ROOT = Path(__file__).resolve().parents[1]  # where dvc.yaml names this stage's code
@@ -27,8 +27,7 @@ def main() -> None:
     params = load_params(stage.arguments().params)
     ctx, cache = run_context(params), RequestCache(params.requests.cache_dir)
     code, exam_code = code_digest(ROOT, "predict", EXAM_CODE), code_digest(ROOT, "predict", RIDDLE_PROMPTS)
-    jobs = [predict_job(params, m, split, ctx, cache, code) for split in params.splits for m in params.models]
-    jobs += [exam_predict_job(params, m, ctx, cache, exam_code) for m in params.models]
+    jobs = riddle_jobs("predict", params, ctx, cache, code) + exam_jobs("exam_predict", params, ctx, cache, exam_code)
     run_stage("predict", jobs, folders("predict", params.splits) + exam_folders("exam_predict"))
 
 

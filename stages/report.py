@@ -1,4 +1,5 @@
-"""report: the static report site (report/) and the calibration plot rows, from every split's tables."""
+"""report: the static report site (report/) and the calibration plot rows, from every split's tables
+and every exam's (sideways.report.inputs.exam_files says where an exam's tables are)."""
 
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from sideways.artifacts.io import write_json
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.report.build import build_report
-from sideways.report.inputs import input_files, read_split
+from sideways.report.inputs import input_files, read_exams, read_split
 from sideways.report.provenance import RESULT_PARAMS, files_digest, git_state, params_digest
 from sideways.report.site import site_files, write_site
 
@@ -20,7 +21,7 @@ def main() -> None:
     raw = yaml.safe_load(Path(args.params).read_text())
     header = {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}),
               "data": files_digest(input_files(params))}
-    report = build_report({s: read_split(params, s) for s in params.splits}, params, header)
+    report = build_report({s: read_split(params, s) for s in params.splits}, params, header, read_exams(params))
     for split, data in report.summary["splits"].items():
         write_json(paths.calibration_plot(split), data["analytics"]["calibration"])
     write_site(site_files(report), paths.REPORT)

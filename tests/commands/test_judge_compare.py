@@ -24,10 +24,10 @@ def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())
     table = items([short(f"s{i:02d}", f"Why {i}?", rubric=["one", "two", "three"], points=3) for i in range(12)])
-    write_table(table, EXAM_ITEMS, paths.EXAM_ITEMS)
+    write_table(table, EXAM_ITEMS, paths.exam_items("demo"))
     model = load_params().model("atlas-mini")
     write_table(exam_predictions(table, model, RunContext(seed=0)), EXAM_PREDICTIONS,
-                paths.exam_predictions("atlas-mini"))
+                paths.exam_predictions("demo", "atlas-mini"))
     return tmp_path
 
 

@@ -40,16 +40,16 @@ def test_simulated_answers_depend_only_on_their_model_and_skill_orders_them():
 
 
 def test_no_judge_grades_its_own_provider(default_params):
-    default_params["exam"]["judges"] = 3
+    default_params["exams"]["demo"]["judges"] = 3
     params = parse_params(default_params)
     for model in params.models:
-        panel = exam_panel(params, model)
+        panel = exam_panel(params, params.exams["demo"], model)
         assert len(panel) == 3 and model.provider not in {j.provider for j in panel}
 
 
 def test_too_few_judges_of_another_provider_is_refused(default_params):
-    default_params["exam"]["judges"] = 4
-    with pytest.raises(Exception, match=r"panel of 4 \(exam.judges\)"):
+    default_params["exams"]["demo"]["judges"] = 4
+    with pytest.raises(Exception, match=r"panel of 4 \(exams\.demo\.judges\)"):
         parse_params(default_params)
 
 

@@ -10,6 +10,7 @@ import respx
 from helpers.exams import items, mcq, short
 from helpers.fake_batch_apis import FakeOpenAIBatches
 from helpers.request_layer import context
+from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import EXAM_ITEMS
 from sideways.config.options import BatchOptions
@@ -26,17 +27,18 @@ QUESTIONS = [mcq("m0", "Q0?"), mcq("m1", "Q1?", answer="C"), short("s0", "Why?")
 
 def test_an_unreachable_batch_provider_fails_an_exam_job_with_the_summary(tmp_path, monkeypatch, default_params):
     monkeypatch.chdir(tmp_path)
-    write_table(items(QUESTIONS), EXAM_ITEMS, "data/exam/items.parquet")
+    write_table(items(QUESTIONS), EXAM_ITEMS, paths.exam_items("demo"))
     model = ModelSpec("b1", "batch", "openai", "gpt-test", 0, BatchOptions())
     ctx = context(tmp_path, env={"OPENAI_API_KEY": "sk-openai-fake-1"}, **FAST)
-    job = exam_predict_job(parse_params(default_params), model, ctx, RequestCache(tmp_path / "cache"), "code")
+    params = parse_params(default_params)
+    job = exam_predict_job(params, params.exams["demo"], model, ctx, RequestCache(tmp_path / "cache"), "code")
     with respx.mock(assert_all_called=False) as mock:
         FakeOpenAIBatches(poll_errors=1000).install(mock)
         with pytest.raises(JobsFailed) as failed:
             run_jobs([job.job])
     message = str(failed.value)
     assert "KeyError" not in message
-    assert "exam_predict@b1: 3 of 3 items failed" in message and "by status {'api_error': 3}" in message
+    assert "exam_predict@b1-demo: 3 of 3 items failed" in message and "by status {'api_error': 3}" in message
     assert "first failures: m0: api_error: " in message and "| m1: api_error: " in message
 
 

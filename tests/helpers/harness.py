@@ -149,12 +149,15 @@ def run_stage(project: Path, name: str, home: Path) -> subprocess.CompletedProce
 
 
 
-def no_exam(root: Path) -> None:
-    """An empty exam items table in ``root``: the predict and judge stages run the exam's jobs too
-    (docs/design.md, "Every batch in flight"), and a project made for the riddles alone asks no
-    exam question (its exam jobs run and send nothing)."""
+def no_exam(root: Path, exam: str | None = "demo") -> None:
+    """An empty items table of ``exam`` in ``root``: the predict and judge stages run the exams' jobs
+    too (docs/design.md, "Every batch in flight"), and a project made for the riddles alone that
+    keeps params.yaml's exam asks no exam question (its exam jobs run and send nothing). With
+    ``exam`` None (a project with ``exams: {}``), the empty items folder exam_items would write."""
     from sideways.artifacts import paths
     from sideways.artifacts.io import write_table
     from sideways.artifacts.schema import EXAM_ITEMS
 
-    write_table(EXAM_ITEMS.arrow().empty_table().to_pandas(), EXAM_ITEMS, root / paths.EXAM_ITEMS)
+    (root / paths.EXAM_ITEMS_DIR).mkdir(parents=True, exist_ok=True)
+    if exam is not None:
+        write_table(EXAM_ITEMS.arrow().empty_table().to_pandas(), EXAM_ITEMS, root / paths.exam_items(exam))

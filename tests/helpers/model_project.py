@@ -30,8 +30,7 @@ def params(base_url: str, **requests) -> dict:
         }},
         "requests": {"backoff_s": 0.01, "max_backoff_s": 0.05, "timeout_s": 0.5, "max_attempts": 4,
                      "max_failure_share": 0.1, **requests},
-        # the judge stage lists exam.strategy and exam.judges (the exam's grading jobs run in it)
-        "exam": yaml.safe_load((ROOT / "params.yaml").read_text())["exam"],
+        "exams": {},  # the riddles alone (the judge stage lists exams: it must be there)
         "prices": {"local-model-1": {"input_per_mtok": 1.0, "output_per_mtok": 4.0},
                    "judge-a-1": {"input_per_mtok": 0.5, "output_per_mtok": 1.0}},
     }
@@ -42,10 +41,10 @@ def make_project(tmp_path: Path, base_url: str, **requests) -> Path:
     for name in ("src", "stages"):
         shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "dvc.yaml", repo / "dvc.yaml")
+    no_exam(repo, None)
     (repo / "params.yaml").write_text(yaml.safe_dump(params(base_url, **requests)))
     (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
     write_table(make_riddles(N), RIDDLES, repo / "data/split/llm.parquet")
-    no_exam(repo)
     return repo
 
 

@@ -9,17 +9,20 @@ a stage script is run by hand on an older workspace; :func:`orphans` lists them,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sideways.artifacts import paths
 
 
-def orphans(models: Iterable[str], splits: Iterable[str], root: Path = Path()) -> list[Path]:
-    """Files of the predict and judge stages of models not in ``models``, for each split, sorted."""
-    keep = set(models)
+def orphans(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Path = Path()) -> list[Path]:
+    """Files of jobs no model takes any more, sorted: ``taken`` maps each benchmark (riddle split or
+    exam key) to the models that take it; a model removed, a benchmark left out of a model's
+    ``takes:``, or an exam removed from ``exams:`` leaves such files."""
+    keep = {b: set(models) for b, models in taken.items()}
     found: list[Path] = []
     for split in splits:
+        models = keep.get(split, set())
         folders = [
             (paths.predictions(split, "x").parent, ".parquet"),
             (paths.judgments(split, "x").parent, ".parquet"),
@@ -27,28 +30,32 @@ def orphans(models: Iterable[str], splits: Iterable[str], root: Path = Path()) -
             (paths.answers("judge", split, "x").parent, ".jsonl"),
         ]
         for folder, suffix in folders:
-            found += [f for f in (root / folder).glob(f"*{suffix}") if f.stem not in keep]
+            found += [f for f in (root / folder).glob(f"*{suffix}") if f.stem not in models]
         for stage in ("predict", "judge"):
-            where = paths.cost(stage, split, "\0")
-            prefix, suffix = where.name.split("\0")
-            for f in (root / where.parent).glob(f"{prefix}*{suffix}"):
-                if f.name[len(prefix) : -len(suffix)] not in keep:
-                    found.append(f)
-    return sorted(found + _exam_orphans(keep, root))
+            found += _costs(stage, {(m, split) for m in models}, root, split)
+    exams = {b: models for b, models in keep.items() if b not in set(splits)}
+    return sorted(found + _exam_orphans(exams, root))
 
 
-def _exam_orphans(keep: set[str], root: Path) -> list[Path]:
-    """The files of the exam's jobs (``exam_predict@`` and ``exam_judge@``, which run in the
-    predict and judge stages) of models not in ``keep`` (exam_score depends on their folders)."""
-    folders = [
-        (paths.exam_predictions("x").parent, ".parquet"),
-        (paths.exam_grades("x").parent, ".parquet"),
-        *((paths.answers(kind, paths.EXAM_SPLIT, "x").parent, ".jsonl") for kind in paths.EXAM_JOB_STAGE),
-    ]
-    found = [f for folder, suffix in folders for f in (root / folder).glob(f"*{suffix}") if f.stem not in keep]
+def _costs(stage: str, pairs: set[tuple[str, str]], root: Path, split: str | None = None) -> list[Path]:
+    """Cost files of ``stage`` (``<model>-<benchmark>.json``) not of a (model, benchmark) in ``pairs``;
+    with ``split``, only those of that split."""
+    folder = root / paths.cost(stage, "x", "x").parent
+    wanted = {paths.cost(stage, b, m).name for m, b in pairs}
+    pattern = f"*-{split}.json" if split else "*.json"
+    return [f for f in folder.glob(pattern) if f.name not in wanted]
+
+
+def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
+    """The files of the exams' jobs (``exam_predict@`` and ``exam_judge@``, which run in the predict
+    and judge stages) of (model, exam) pairs not in ``taken`` (exam_score depends on their folders)."""
+    found: list[Path] = []
+    tables = [paths.exam_predictions("x", "x").parent.parent, paths.exam_grades("x", "x").parent.parent]
+    answers = [paths.answers(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
+    for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers)]:
+        found += [f for f in (root / folder).glob(f"*/*{suffix}")
+                  if f.parent.name not in taken or f.stem not in taken[f.parent.name]]
+    pairs = {(m, exam) for exam, models in taken.items() for m in models}
     for kind in paths.EXAM_JOB_STAGE:
-        where = paths.cost(kind, paths.EXAM_SPLIT, "\0")
-        prefix, suffix = where.name.split("\0")
-        found += [f for f in (root / where.parent).glob(f"{prefix}*{suffix}")
-                  if f.name[len(prefix) : -len(suffix)] not in keep]
+        found += _costs(kind, pairs, root)
     return found

@@ -74,12 +74,13 @@ def answers(stage: str, split: str, model: str) -> Path:
     return DATA / "answers" / stage / split / f"{model}.jsonl"
 
 
+# The exams (``exams:``, one folder level per exam key; docs/exams.md). An exam's answers and
+# costs use its key where a riddle job uses its split: answers(kind, exam, model), cost(kind, exam, model).
 EXAM = DATA / "exam"
-EXAM_ITEMS = EXAM / "items.parquet"
-EXAM_DETAIL = EXAM / "detail.parquet"
-EXAM_METRICS = METRICS / "exam.json"
-EXAM_TOPICS = METRICS / "exam_topics.json"
-EXAM_SPLIT = "exam"  # the split name exam stages use for cost and answers files
+EXAM_ITEMS_DIR = EXAM / "items"  # <exam>.parquet, the exam_items stage's output folder
+EXAM_DETAIL_DIR = EXAM / "detail"  # <exam>.parquet, exam_score's
+EXAM_METRICS = METRICS / "exams.json"  # {exam: {model: metrics}}: what dvc metrics show and diff read
+EXAM_TOPICS = METRICS / "exam_topics.json"  # {exam: {model: {topic: ...}}}
 # The DVC stage each kind of exam job runs in: the riddles' paid stages, so that a repro waits two
 # rounds of batches, not four (docs/design.md, "Every batch in flight"). Folders keep the kind's name.
 EXAM_JOB_STAGE = {"exam_predict": "predict", "exam_judge": "judge"}
@@ -90,12 +91,22 @@ def dvc_stage(kind: str) -> str:
     return EXAM_JOB_STAGE.get(kind, kind)
 
 
-def exam_predictions(model: str) -> Path:
-    return EXAM / "predictions" / f"{model}.parquet"
+def exam_items(exam: str) -> Path:
+    """The presented items of exam ``exam`` (choices shuffled, "I don't know" added)."""
+    return EXAM_ITEMS_DIR / f"{exam}.parquet"
 
 
-def exam_grades(model: str) -> Path:
-    return EXAM / "grades" / f"{model}.parquet"
+def exam_predictions(exam: str, model: str) -> Path:
+    return EXAM / "predictions" / exam / f"{model}.parquet"
+
+
+def exam_grades(exam: str, model: str) -> Path:
+    return EXAM / "grades" / exam / f"{model}.parquet"
+
+
+def exam_detail(exam: str) -> Path:
+    """Every question's result for every model that took ``exam``."""
+    return EXAM_DETAIL_DIR / f"{exam}.parquet"
 
 
 REPORT = Path("report")

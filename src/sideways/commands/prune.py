@@ -24,7 +24,8 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
-    for path in orphans([m.key for m in params.models], params.splits):
+    taken = {b: [m.key for m in params.models_taking(b)] for b in params.benchmarks}
+    for path in orphans(taken, params.splits):
         print(f"{'would delete' if args.dry_run else 'deleted'} {path} (its model is not in {args.params})")
         if not args.dry_run:
             path.unlink()

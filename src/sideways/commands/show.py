@@ -41,9 +41,10 @@ def run(args: argparse.Namespace) -> int:
               f"interval (calibration.interval):\n")
         print(format_table(ranked), end="")
         print(cost_line(params, split))
-    if paths.EXAM_METRICS.exists():
-        print("\nexam (percent, ± se; docs/exams.md):\n")
-        print(format_exam_table(json.loads(paths.EXAM_METRICS.read_text())), end="")
+    exams = json.loads(paths.EXAM_METRICS.read_text()) if paths.EXAM_METRICS.exists() else {}
+    for exam, metrics in exams.items():
+        print(f"\nexam {exam} (percent, ± se; docs/exams.md):\n")
+        print(format_exam_table(metrics), end="")
     return 0
 
 
@@ -62,7 +63,7 @@ def cost_line(params: Params, split: str) -> str:
     usd = {"predict": 0.0, "judge": 0.0}
     rows = failed = priced = 0
     for stage in usd:
-        for model in params.models:
+        for model in params.models_taking(split):
             path = paths.cost(stage, split, model.key)
             if not path.exists():
                 return f"\ncost on {split}: {path} missing (run `dvc repro`)"

@@ -49,6 +49,13 @@ def _rpm(value: Any, where: str) -> float | None:
     return value
 
 
+def _exam_path(value: Any, where: str) -> str | tuple[tuple[str, str], ...] | None:
+    """A file of exam replies, or a map from exam key to one (kept as sorted pairs: specs stay hashable)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((checks.string(k, where), checks.string(v, f"{where}.{k}")) for k, v in value.items()))
+    return checks.optional_string(value, where)
+
+
 def _optional_probability(value: Any, where: str) -> float | None:
     return None if value is None else _probability(value, where)
 
@@ -110,11 +117,18 @@ class OpenAICompatibleOptions(HttpOptions):
 @dataclass(frozen=True, kw_only=True)
 class ReplayOptions:
     """``replay``: the file of predictions or verdicts, the model name its rows carry, and the
-    file of a model's raw exam replies (``exam_path``: ``item_id`` and ``text`` per question)."""
+    file of a model's raw exam replies (``exam_path``: ``item_id`` and ``text`` per question), or a
+    map from exam key to such a file when it takes several exams."""
 
     path: str = option(checks.string)
     match_model: str | None = option(checks.optional_string, None)
-    exam_path: str | None = option(checks.optional_string, None)
+    exam_path: str | tuple[tuple[str, str], ...] | None = option(lambda v, w: _exam_path(v, w), None)
+
+    def exam_replies(self, exam: str) -> str | None:
+        """The file of this model's replies to exam ``exam`` (None: it has none)."""
+        if isinstance(self.exam_path, tuple):
+            return dict(self.exam_path).get(exam)
+        return self.exam_path
 
 
 ModelOptions = SimModelOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions

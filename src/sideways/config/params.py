@@ -8,6 +8,7 @@ sections have their own modules: :mod:`~sideways.config.riddles`, :mod:`~sideway
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,8 +40,8 @@ from sideways.config.choices import (
     JudgeKind,
     Method,
 )
-from sideways.config.exam import ExamParams, parse_exam
-from sideways.config.options import JudgeOptions, ModelOptions
+from sideways.config.exam import ExamSpec, parse_exams, refuse_old_exam_key
+from sideways.config.options import JudgeOptions, ModelOptions, ReplayOptions
 from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
@@ -53,7 +54,7 @@ L3SCORE_MAX_TOKENS, L3SCORE_TEMPERATURE = 1, 0.0
 L3SCORE_GENERATION = {"max_tokens": L3SCORE_MAX_TOKENS, "temperature": L3SCORE_TEMPERATURE}
 EXTRACT_KEY = "extract"  # the extractor's key: its requests, answers file and cost file are named by it
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-_TOP_KEYS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exam", "requests",
+_TOP_KEYS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams", "requests",
              "prices")
 
 
@@ -67,6 +68,9 @@ class ModelSpec:
     name: str
     n_hints: int
     options: ModelOptions
+    # the benchmarks it takes (riddle splits and exam keys); None: every benchmark it can take
+    # (Params.takes says which). Not part of a job's fingerprint: adding a benchmark runs only its jobs.
+    takes: tuple[str, ...] | None = None
 
     @property
     def capabilities(self) -> BackendEntry:
@@ -143,11 +147,29 @@ class Params:
     jury: JuryParams
     annotations: AnnotationParams
     calibration: CalibrationParams
-    exam: ExamParams = field(default_factory=ExamParams)
+    exams: dict[str, ExamSpec] = field(default_factory=dict)  # by key, in the file's order; {}: no exam
     requests: RequestSettings = field(default_factory=RequestSettings)
     prices: PriceTable = field(default_factory=PriceTable)
     # riddles.extract: the model that reads answers out of wiki solutions (None: the offline heuristic)
     extractor: ModelSpec | None = None
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        """Every benchmark: the riddle splits, then the exams by key."""
+        return (*self.splits, *self.exams)
+
+    def takes(self, model: ModelSpec, benchmark: str) -> bool:
+        """Whether ``model`` takes ``benchmark`` (docs/design.md, "Benchmarks"): the ones its
+        ``takes:`` names, else every benchmark it can take (a replay model: the exams it has replies for)."""
+        if model.takes is not None:
+            return benchmark in model.takes
+        if benchmark in self.exams and model.capabilities.replays:
+            return replay_exam_file(model, benchmark) is not None
+        return benchmark in self.benchmarks
+
+    def models_taking(self, benchmark: str) -> tuple[ModelSpec, ...]:
+        """The models that take ``benchmark``, in params order: the only ones ranked or asked on it."""
+        return tuple(m for m in self.models if self.takes(m, benchmark))
 
     def model(self, key: str) -> ModelSpec:
         for m in self.models:
@@ -172,20 +194,17 @@ def parse_params(data: Any, source: str = "params.yaml") -> Params:
     """Validate a loaded params mapping and return typed :class:`Params`."""
     if not isinstance(data, Mapping):
         raise ParamsError(f"{source}: expected a mapping at the top level")
+    refuse_old_exam_key(data, source)
     checks.known_keys(data, _TOP_KEYS, f"{source}:")
-    splits = tuple(data.get("splits") or SPLITS)
-    for s in splits:
-        if s not in SPLITS:
-            raise ParamsError(f"{source}: splits: unknown split {s!r} (known: {', '.join(SPLITS)})")
+    splits = _splits(data.get("splits"), source)
     models = tuple(_model(k, v, source) for k, v in checks.mapping(data.get("models"), f"{source}: models").items())
     if not models:
         raise ParamsError(f"{source}: models: at least one model is needed")
     jury = _jury(data.get("jury"), source)
     _check_panels(models, jury, source)
     riddles = parse_riddles(data.get("riddles"), source)
-    exam = parse_exam(data.get("exam"), source)
-    _check_panels(models, jury, source, exam.judges, "exam.judges")
-    return Params(
+    exams = parse_exams(data.get("exams"), source)
+    params = Params(
         seed=checks.integer(data.get("seed", 0), f"{source}: seed"),
         riddles=riddles,
         splits=splits,
@@ -193,11 +212,56 @@ def parse_params(data: Any, source: str = "params.yaml") -> Params:
         jury=jury,
         annotations=_annotations(data.get("annotations"), f"{source}: annotations"),
         calibration=_calibration(data.get("calibration"), f"{source}: calibration"),
-        exam=exam,
+        exams=exams,
         requests=parse_requests(data.get("requests"), f"{source}: requests"),
         prices=parse_prices(data.get("prices"), f"{source}: prices"),
         extractor=_extractor(riddles.extract, source),
     )
+    _check_takes(params, source)
+    for key, spec in exams.items():
+        _check_panels(params.models_taking(key), jury, source, spec.judges, f"exams.{key}.judges")
+    return params
+
+
+def _splits(value: Any, source: str) -> tuple[str, ...]:
+    """``splits:``: a list of known riddle splits (absent or empty: all of them)."""
+    if value is None or value == []:
+        return SPLITS
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ParamsError(f"{source}: splits: expected a list of split names ({', '.join(SPLITS)}), got {value!r:.60}")
+    for s in value:
+        if s not in SPLITS:
+            raise ParamsError(f"{source}: splits: unknown split {s!r} (known: {', '.join(SPLITS)})")
+    return tuple(value)
+
+
+def replay_exam_file(model: ModelSpec, exam: str) -> str | None:
+    """The file of a replay model's replies to ``exam`` (None: it has none, so it does not take it)."""
+    options = model.options
+    return options.exam_replies(exam) if isinstance(options, ReplayOptions) else None
+
+
+def _check_takes(params: Params, source: str) -> None:
+    """Each ``takes:`` entry names a benchmark (did-you-mean otherwise); a replay model that takes an
+    exam has the file of its replies; every model takes something."""
+    for m in params.models:
+        where = f"{source}: models.{m.key}"
+        for b in m.takes or ():
+            if b not in params.benchmarks:
+                close = difflib.get_close_matches(b, params.benchmarks, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"benchmarks: {', '.join(params.benchmarks)}"
+                raise ParamsError(f"{where}.takes: {b!r} is not a benchmark ({hint})")
+        for exam in params.exams:
+            if m.capabilities.replays and m.takes is not None and exam in m.takes \
+                    and replay_exam_file(m, exam) is None:
+                raise ParamsError(f"{where}.takes: {exam!r}, but the model has no replies to it: set exam_path "
+                                  f"(a file, or a map from exam key to file), or leave {exam!r} out of takes")
+        if isinstance(m.options, ReplayOptions) and isinstance(m.options.exam_path, str) \
+                and len([e for e in params.exams if params.takes(m, e)]) > 1:
+            raise ParamsError(f"{where}.exam_path: one file of replies for several exams; map each exam key to "
+                              "its file (exam_path: {<exam>: <file>}) or say which exam it is with takes:")
+        if not any(params.takes(m, b) for b in params.benchmarks):
+            raise ParamsError(f"{where}: takes no benchmark of this params.yaml ({', '.join(params.benchmarks)})")
 
 
 def _extractor(entry: Mapping[str, Any], source: str) -> ModelSpec | None:
@@ -269,7 +333,18 @@ def _model(key: Any, spec: Any, source: str) -> ModelSpec:
     entry = dict(checks.mapping(spec, where))
     backend, provider, name = _identity(entry, key, where)
     n_hints = checks.integer(entry.pop("n_hints", 0), f"{where}.n_hints", lo=0, hi=4)
-    return ModelSpec(str(key), backend, provider, name, n_hints, model_options(backend, entry, where))
+    takes = _takes(entry.pop("takes", None), f"{where}.takes")
+    return ModelSpec(str(key), backend, provider, name, n_hints, model_options(backend, entry, where), takes)
+
+
+def _takes(value: Any, where: str) -> tuple[str, ...] | None:
+    """A model's ``takes:``: a non-empty list of benchmark names (checked against them later)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(b, str) and b for b in value):
+        raise ParamsError(f"{where}: expected a non-empty list of benchmarks (riddle splits and exam keys), "
+                          f"got {value!r:.60}")
+    return tuple(dict.fromkeys(value))
 
 
 def _identity(entry: dict[str, Any], key: str, where: str) -> tuple[Backend, str, str]:

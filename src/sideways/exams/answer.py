@@ -25,15 +25,16 @@ def answer_requests(items: pd.DataFrame, model: ModelSpec) -> list[tuple[str, st
             for r in records(items)]
 
 
-def exam_predictions(items: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
-    """One EXAM_PREDICTIONS row per item of ``items`` (an EXAM_ITEMS table), in its order."""
+def exam_predictions(items: pd.DataFrame, model: ModelSpec, ctx: RunContext, exam: str = "") -> pd.DataFrame:
+    """One EXAM_PREDICTIONS row per item of ``items`` (the EXAM_ITEMS table of exam ``exam``), in its
+    order; ``exam`` picks a replay model's file when it has one per exam."""
     rows = records(items)
     asked: list[Asked]
     if model.capabilities.simulated:
         asked = [given(SIMULATED[str(r["kind"])](r, model, ctx.seed), f"sim/{model.key}/{r['item_id']}")
                  for r in rows]
     elif model.capabilities.replays:
-        texts = replayed_texts([str(r["item_id"]) for r in rows], model)
+        texts = replayed_texts([str(r["item_id"]) for r in rows], exam, model)
         asked = [given(texts[str(r["item_id"])], f"replay/{model.key}/{r['item_id']}") for r in rows]
     else:
         asked = ask(predictor_for(model), model, answer_requests(items, model), ctx, f"exam_predict {model.key}")

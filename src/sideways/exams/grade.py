@@ -16,6 +16,7 @@ import pandas as pd
 from sideways.artifacts.schema import EXAM_GRADES, records, records_by
 from sideways.backends import judge_for
 from sideways.backends.base import RunContext
+from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.asking import NO_USAGE, Asked, ask, given
 from sideways.exams.kinds import NEEDS_JUDGE
@@ -26,18 +27,19 @@ from sideways.exams.short_answer.verdict import parse_verdict
 from sideways.llm.prompts import Prompt
 
 
-def exam_panel(params: Params, model: ModelSpec) -> tuple[JudgeSpec, ...]:
-    """The judges of ``model``'s short answers: no judge of its own provider."""
-    return params.jury.first_judges(model.provider, params.exam.judges)
+def exam_panel(params: Params, exam: ExamSpec, model: ModelSpec) -> tuple[JudgeSpec, ...]:
+    """The judges of ``model``'s short answers on ``exam``: its first ``judges`` of the pool, none of
+    the model's own provider."""
+    return params.jury.first_judges(model.provider, exam.judges)
 
 
 def exam_grades(items: pd.DataFrame, predictions: pd.DataFrame, model: ModelSpec, judge: JudgeSpec,
-                strategy: str, ctx: RunContext) -> pd.DataFrame:
+                strategy: str, ctx: RunContext, exam: str = "") -> pd.DataFrame:
     """One EXAM_GRADES row per short answer of ``predictions`` (one model's), graded by ``judge``."""
     by_id = records_by(items, "item_id")
     answers = [p for p in records(predictions) if p["kind"] in NEEDS_JUDGE]
     todo = [p for p in answers if p["status"] == "ok"]
-    asked = iter(_verdicts(by_id, todo, model, judge, strategy, ctx))
+    asked = iter(_verdicts(by_id, todo, model, judge, strategy, ctx, exam))
     rows = []
     for p in answers:
         item = {"item_id": p["item_id"], **by_id[str(p["item_id"])]}
@@ -48,14 +50,14 @@ def exam_grades(items: pd.DataFrame, predictions: pd.DataFrame, model: ModelSpec
 
 
 def _verdicts(by_id: dict[str, dict[str, Any]], todo: list[dict[str, Any]], model: ModelSpec, judge: JudgeSpec,
-              strategy: str, ctx: RunContext) -> list[Asked]:
+              strategy: str, ctx: RunContext, exam: str) -> list[Asked]:
     items = [{"item_id": p["item_id"], **by_id[str(p["item_id"])]} for p in todo]
     if judge.capabilities.simulated:
         return [given(sim_verdict(i, model.key, str(p["text"]), judge, strategy, ctx.seed),
                       f"sim/{judge.key}/{strategy}/{model.key}/{i['item_id']}")
                 for i, p in zip(items, todo, strict=True)]
     if judge.capabilities.replays:
-        texts = replayed_verdicts([str(i["item_id"]) for i in items], model, judge)
+        texts = replayed_verdicts([str(i["item_id"]) for i in items], exam, model, judge)
         return [given(texts[str(i["item_id"])], f"replay/{judge.key}/{model.key}/{i['item_id']}") for i in items]
     requests = _requests(items, todo, model, judge, strategy)
     return ask(judge_for(judge), judge, requests, ctx, f"exam_judge {judge.key} on {model.key}")

@@ -23,21 +23,23 @@ ID_COLUMNS = ("item_id", "id", "question_id")
 TEXT_COLUMNS = ("text", "raw", "response", "answer")
 
 
-def replayed_texts(item_ids: list[str], model: ModelSpec) -> dict[str, str]:
-    """The replayed reply of ``model`` to every item of ``item_ids``; errors name the file."""
+def replayed_texts(item_ids: list[str], exam: str, model: ModelSpec) -> dict[str, str]:
+    """The replayed reply of ``model`` to every item of ``item_ids`` of exam ``exam``; errors name the file."""
     where = f"params.yaml: models.{model.key}"
     o = expect_options(model.options, ReplayOptions, where)
-    if not o.exam_path:
-        raise ReplayError(f"{where}.exam_path: a replay model needs the file of its raw exam replies")
+    path = o.exam_replies(exam)
+    if not path:
+        raise ReplayError(f"{where}.exam_path: a replay model that takes exam {exam!r} needs the file of its "
+                          "raw replies to it")
     names = [o.match_model] if o.match_model else [model.key, model.name]
-    return texts_from(Path(o.exam_path), item_ids, names, model.key)
+    return texts_from(Path(path), item_ids, names, model.key)
 
 
-def replayed_verdicts(item_ids: list[str], model: ModelSpec, judge: JudgeSpec) -> dict[str, str]:
-    """A replay judge's verdict text on each short answer of ``model`` (its file's ``model`` column
-    names the model graded)."""
+def replayed_verdicts(item_ids: list[str], exam: str, model: ModelSpec, judge: JudgeSpec) -> dict[str, str]:
+    """A replay judge's verdict text on each short answer of ``model`` on ``exam`` (its file's
+    ``model`` column names the model graded)."""
     o = expect_options(judge.options, ReplayOptions, f"params.yaml: jury.pool.{judge.key}")
-    path = Path(o.exam_path or o.path)
+    path = Path(o.exam_replies(exam) or o.path)
     return texts_from(path, item_ids, [model.key, model.name], model.key)
 
 

@@ -26,3 +26,10 @@ def load_exam_spec(spec: ExamSpec, root: str | Path = ".", cache_dir: str | Path
     dataset = str(local) if local.is_dir() else spec.dataset
     return load_hub_exam(dataset, spec.split, spec.columns, config=spec.config, revision=spec.revision,
                          cache_dir=cache_dir)
+
+
+def describe(spec: ExamSpec) -> str:
+    """How messages name where exam ``spec`` comes from: its file, or its dataset, config and split."""
+    if spec.source == "json":
+        return str(spec.path)
+    return f"hf dataset {spec.dataset} ({spec.config or 'default'}, split {spec.split})"

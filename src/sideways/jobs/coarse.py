@@ -115,7 +115,8 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path]) -> l
             atomic_write_bytes(path, data, sync=not r.reused)
             keep.add(path.resolve())
     for folder in folders:
-        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        folder.mkdir(parents=True, exist_ok=True)  # a DVC output even when no job writes in it (exams: {})
+        for path in sorted(folder.rglob("*")):
             if path.is_file() and path.resolve() not in keep:
                 path.unlink()
     ran = [j.job.name for j, r in zip(jobs, results, strict=True) if not r.reused]

@@ -1,4 +1,4 @@
-"""The exam's jobs: ``exam_predict@<model>`` and ``exam_judge@<model>``, one model each.
+"""The exams' jobs: ``exam_predict@<model>-<exam>`` and ``exam_judge@<model>-<exam>``, one model on one exam.
 
 They run inside the riddles' paid DVC stages (``predict`` and ``judge``), in the same fan-out as
 the riddles' jobs, so a repro waits two rounds of batches, not four (docs/design.md, "Every batch
@@ -18,12 +18,13 @@ from sideways.artifacts.fingerprint import digest, file_digest
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
+from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
-from sideways.jobs.names import job_name
+from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.llm.pricing import cost_totals
@@ -33,65 +34,75 @@ from sideways.llm.pricing import cost_totals
 EXAM_CODE = ("src/sideways/exams", "src/sideways/prompts/exam_")
 
 
-def exam_files(kind: str, model: str) -> JobFiles:
-    """Where the job of ``model`` of ``kind`` (exam_predict or exam_judge) writes."""
-    table = paths.exam_predictions(model) if kind == "exam_predict" else paths.exam_grades(model)
-    return JobFiles(table, paths.answers(kind, paths.EXAM_SPLIT, model), paths.cost(kind, paths.EXAM_SPLIT, model))
+def exam_files(kind: str, exam: str, model: str) -> JobFiles:
+    """Where the job of ``model`` of ``kind`` (exam_predict or exam_judge) on ``exam`` writes."""
+    table = paths.exam_predictions(exam, model) if kind == "exam_predict" else paths.exam_grades(exam, model)
+    return JobFiles(table, paths.answers(kind, exam, model), paths.cost(kind, exam, model))
 
 
-def exam_predict_inputs(params: Params, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_predict@<model>."""
-    return digest("exam_predict", model, params.seed, file_digest(paths.EXAM_ITEMS), code)
+def exam_predict_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
+    """The fingerprint of exam_predict@<model>-<exam>."""
+    return digest("exam_predict", as_fingerprinted(model), params.seed, file_digest(paths.exam_items(exam.key)), code)
 
 
-def exam_judge_inputs(params: Params, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_judge@<model>: also the judges, the strategy and the answers graded."""
-    return digest("exam_judge", model, params.seed, params.jury.pool, params.exam.strategy, params.exam.judges,
-                  file_digest(paths.EXAM_ITEMS), file_digest(paths.exam_predictions(model.key)), code)
+def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
+    """The fingerprint of exam_judge@<model>-<exam>: also the judges, the strategy and the answers graded."""
+    return digest("exam_judge", as_fingerprinted(model), params.seed, params.jury.pool, exam.strategy, exam.judges,
+                  file_digest(paths.exam_items(exam.key)), file_digest(paths.exam_predictions(exam.key, model.key)),
+                  code)
 
 
-def exam_predict_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
+def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                      code: str) -> PaidJob:
-    """exam_predict@<model>: the model answers every exam question."""
-    name = job_name("exam_predict", model.key, paths.EXAM_SPLIT)
+    """exam_predict@<model>-<exam>: the model answers every question of the exam."""
+    name = job_name("exam_predict", model.key, exam.key)
 
     def work() -> Work:
-        predictions = exam_predictions(read_table(paths.EXAM_ITEMS, EXAM_ITEMS), model, ctx)
+        items = read_table(paths.exam_items(exam.key), EXAM_ITEMS)
+        predictions = exam_predictions(items, model, ctx, exam.key)
         check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
                     predictions["request_hash"])
 
-    return paid_job(paths.dvc_stage("exam_predict"), name, model.provider, exam_files("exam_predict", model.key),
-                    exam_predict_inputs(params, model, code), cache, work)
+    return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
+                    exam_files("exam_predict", exam.key, model.key),
+                    exam_predict_inputs(params, exam, model, code), cache, work)
 
 
-def exam_judge_job(params: Params, model: ModelSpec, ctx: RunContext, cache: RequestCache,
+def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                    code: str) -> PaidJob:
-    """exam_judge@<model>: the model's short answers graded against the rubric."""
-    name = job_name("exam_judge", model.key, paths.EXAM_SPLIT)
+    """exam_judge@<model>-<exam>: the model's short answers graded against the rubric."""
+    name = job_name("exam_judge", model.key, exam.key)
 
     def work() -> Work:
-        items = read_table(paths.EXAM_ITEMS, EXAM_ITEMS)
-        predictions = read_table(paths.exam_predictions(model.key), EXAM_PREDICTIONS)
+        items = read_table(paths.exam_items(exam.key), EXAM_ITEMS)
+        predictions = read_table(paths.exam_predictions(exam.key, model.key), EXAM_PREDICTIONS)
 
         def one(judge: JudgeSpec) -> pd.DataFrame:
-            table = exam_grades(items, predictions, model, judge, params.exam.strategy, ctx)
+            table = exam_grades(items, predictions, model, judge, exam.strategy, ctx, exam.key)
             check_failure_share(table, params.requests.max_failure_share, f"{name} (judge {judge.key})",
                                 replay=judge.capabilities.replays)
             return table
 
         # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)
         tables = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
-                           for j in exam_panel(params, model)])
+                           for j in exam_panel(params, exam, model)])
         grades = pd.concat(tables, ignore_index=True).sort_values(["item_id", "judge"])
         return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
 
-    provider = ",".join(sorted({j.provider for j in exam_panel(params, model)})) or model.provider
-    return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", model.key),
-                    exam_judge_inputs(params, model, code), cache, work)
+    provider = ",".join(sorted({j.provider for j in exam_panel(params, exam, model)})) or model.provider
+    return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", exam.key, model.key),
+                    exam_judge_inputs(params, exam, model, code), cache, work)
+
+
+def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, code: str) -> list[PaidJob]:
+    """Every job of ``kind`` (exam_predict or exam_judge): one per exam and model that takes it."""
+    make = exam_predict_job if kind == "exam_predict" else exam_judge_job
+    return [make(params, exam, m, ctx, cache, code) for exam in params.exams.values()
+            for m in params.models_taking(exam.key)]
 
 
 def exam_folders(kind: str) -> list[Path]:
     """The folders the exam's jobs of ``kind`` own (outs of the DVC stage they run in)."""
-    files = exam_files(kind, "x")
-    return [files.table.parent, files.answers.parent.parent, files.cost.parent]
+    files = exam_files(kind, "x", "x")
+    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent]

@@ -1,19 +1,25 @@
 """The one place a job's name is made: reuse, the dry run and ``sideways status`` must agree on it.
 
-A riddle job is one model on one split of a paid stage (``predict@atlas-large-llm``,
-``judge@atlas-large-vlm``); an exam job is one model on the exam (``exam_predict@atlas-large``,
-``exam_judge@atlas-large``). The name is what messages, journals, progress bars and the
+A job is one model on one benchmark of a paid stage: a riddle split (``predict@atlas-large-llm``,
+``judge@atlas-large-vlm``) or an exam by its key (``exam_predict@atlas-large-demo``,
+``exam_judge@atlas-large-demo``). The name is what messages, journals, progress bars and the
 stage's summary say; it is not a path.
 """
 
 from __future__ import annotations
 
-from sideways.artifacts import paths
+from dataclasses import replace
+
+from sideways.config.params import ModelSpec
 
 
-def job_name(kind: str, model: str, split: str) -> str:
+def job_name(kind: str, model: str, benchmark: str) -> str:
     """The name of the job of ``kind`` (predict, judge, exam_predict, exam_judge) for ``model`` on
-    ``split`` (a riddle split, or :data:`~sideways.artifacts.paths.EXAM_SPLIT` for the exam)."""
-    if split == paths.EXAM_SPLIT:
-        return f"{kind}@{model}"
-    return f"{kind}@{model}-{split}"
+    ``benchmark`` (a riddle split or an exam key)."""
+    return f"{kind}@{model}-{benchmark}"
+
+
+def as_fingerprinted(model: ModelSpec) -> ModelSpec:
+    """``model`` as a job's inputs fingerprint sees it: without ``takes``, so adding a benchmark to a
+    model runs only that benchmark's jobs and reuses the others'."""
+    return replace(model, takes=None)

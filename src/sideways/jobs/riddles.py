@@ -23,7 +23,7 @@ from sideways.backends.base import RunContext
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
-from sideways.jobs.names import job_name
+from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share, judged
 from sideways.llm.pricing import cost_totals
@@ -37,12 +37,12 @@ def job_files(stage: str, split: str, model: str) -> JobFiles:
 
 def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
     """The fingerprint of predict@<model>-<split>."""
-    return digest("predict", model, params.seed, file_digest(paths.split_table(split)), code)
+    return digest("predict", as_fingerprinted(model), params.seed, file_digest(paths.split_table(split)), code)
 
 
 def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
     """The fingerprint of judge@<model>-<split>: also the jury and the predictions it grades."""
-    return digest("judge", model, params.jury, params.seed, file_digest(paths.split_table(split)),
+    return digest("judge", as_fingerprinted(model), params.jury, params.seed, file_digest(paths.split_table(split)),
                   file_digest(paths.predictions(split, model.key)), code)
 
 
@@ -88,6 +88,12 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
     provider = ",".join(sorted({j.provider for j in params.jury.panel(model.provider)}))
     return paid_job("judge", name, provider, job_files("judge", split, model.key),
                     judge_inputs(params, model, split, code), cache, work)
+
+
+def riddle_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, code: str) -> list[PaidJob]:
+    """Every job of ``kind`` (predict or judge): one per split and model that takes it."""
+    make = predict_job if kind == "predict" else judge_job
+    return [make(params, m, split, ctx, cache, code) for split in params.splits for m in params.models_taking(split)]
 
 
 def folders(stage: str, splits: tuple[str, ...]) -> list[Path]:

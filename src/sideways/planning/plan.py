@@ -19,6 +19,7 @@ from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_ITEMS, EXAM_PREDICTIONS, PREDICTIONS, RIDDLES
 from sideways.backends import as_sender, extractor_for, judge_for, predictor_for
 from sideways.backends.base import RunContext
+from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.core.errors import SidewaysError
 from sideways.exams.answer import answer_requests
@@ -37,8 +38,9 @@ EXTRACT = "extract"  # the extract stage (one stage, not a matrix): its split co
 class Planned:
     """The calls of one (stage, model or judge, split); ``model`` is the model whose job it is
     (for a judge, the model it grades): the job ``<stage>@<model>-<split>`` of the coarse DVC
-    stage ``<stage>`` (docs/design.md, "Coarse stages"); an exam job, ``exam_predict@<model>`` or
-    ``exam_judge@<model>``, runs in the DVC stage ``paths.dvc_stage(stage)`` (predict or judge)."""
+    stage ``<stage>`` (docs/design.md, "Coarse stages"); an exam job, ``exam_predict@<model>-<exam>``
+    or ``exam_judge@<model>-<exam>`` (``split`` is then the exam's key), runs in the DVC stage
+    ``paths.dvc_stage(stage)`` (predict or judge)."""
 
     stage: str
     split: str
@@ -125,32 +127,32 @@ def plan_extract(params: Params, ctx: RunContext, root: Path = Path(".")) -> lis
     return [Planned(EXTRACT, "wiki", spec, spec.backend, target, tuple(calls), model=spec.key)]
 
 
-def _planned(stage: str, spec: ModelSpec | JudgeSpec, backend: object, requests: list[tuple[str, str, Prompt]],
-             ctx: RunContext, model: str, exact: bool = True) -> Planned:
+def _planned(stage: str, exam: str, spec: ModelSpec | JudgeSpec, backend: object,
+             requests: list[tuple[str, str, Prompt]], ctx: RunContext, model: str, exact: bool = True) -> Planned:
     sender = as_sender(backend, spec.backend)
     if sender is None:
-        return Planned(stage, paths.EXAM_SPLIT, spec, spec.backend, None, (), exact, model)
+        return Planned(stage, exam, spec, spec.backend, None, (), exact, model)
     target = sender.target(spec, ctx.requests)
-    return Planned(stage, paths.EXAM_SPLIT, spec, spec.backend, target, tuple(text_calls(requests, target)), exact,
-                   model)
+    return Planned(stage, exam, spec, spec.backend, target, tuple(text_calls(requests, target)), exact, model)
 
 
-def plan_exam(params: Params, model: ModelSpec, ctx: RunContext, root: Path = Path(".")) -> list[Planned]:
-    """The exam_predict calls of ``model``, then its exam judges' calls (none before ``exam_items`` ran).
-
-    Without the model's exam answers yet, the reference answers stand in for its short answers."""
-    path = root / paths.EXAM_ITEMS
+def plan_exam(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext,
+              root: Path = Path(".")) -> list[Planned]:
+    """The exam_predict calls of ``model`` on ``exam``, then its exam judges' calls (none before
+    ``exam_items`` ran). Without the model's answers yet, the reference answers stand in for them."""
+    path = root / paths.exam_items(exam.key)
     if not path.exists():
         return []
     items = read_table(path, EXAM_ITEMS)
-    out = [_planned("exam_predict", model, predictor_for(model), answer_requests(items, model), ctx, model.key)]
-    pred_path = root / paths.exam_predictions(model.key)
+    requests = answer_requests(items, model)
+    out = [_planned("exam_predict", exam.key, model, predictor_for(model), requests, ctx, model.key)]
+    pred_path = root / paths.exam_predictions(exam.key, model.key)
     exact = pred_path.exists()
     predictions = read_table(pred_path, EXAM_PREDICTIONS) if exact else items.assign(
         model=model.key, text=items["answer"], status="ok")
-    for judge in exam_panel(params, model):
-        requests = grade_requests(items, predictions, model, judge, params.exam.strategy)
-        out.append(_planned("exam_judge", judge, judge_for(judge), requests, ctx, model.key, exact))
+    for judge in exam_panel(params, exam, model):
+        requests = grade_requests(items, predictions, model, judge, exam.strategy)
+        out.append(_planned("exam_judge", exam.key, judge, judge_for(judge), requests, ctx, model.key, exact))
     return out
 
 
@@ -162,8 +164,9 @@ def plan_all(params: Params, ctx: RunContext, root: Path = Path(".")) -> list[Pl
     for split in params.splits:
         if out and split in pending_splits(params, root):
             continue
-        out += [p for m in params.models for p in plan_model(params, m, split, ctx, root)]
-    return out + [p for m in params.models for p in plan_exam(params, m, ctx, root)]
+        out += [p for m in params.models_taking(split) for p in plan_model(params, m, split, ctx, root)]
+    return out + [p for exam in params.exams.values() for m in params.models_taking(exam.key)
+                  for p in plan_exam(params, exam, m, ctx, root)]
 
 
 def pending_splits(params: Params, root: Path = Path(".")) -> list[str]:

@@ -1,25 +1,30 @@
-"""Everything the report shows, as plain data: per split, the leaderboard, analytics and explorer."""
+"""Everything the report shows, as plain data: per split, the leaderboard, analytics and explorer;
+per exam, its page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sideways.config.params import Params
 from sideways.report import analytics as an
+from sideways.report.exam_page import exam_page
 from sideways.report.explorer import explorer
-from sideways.report.inputs import SplitTables
+from sideways.report.inputs import ExamTables, SplitTables
 from sideways.report.leaderboard import leaderboard_rows
 from sideways.report.outcomes import prediction_outcomes
 
 
 @dataclass(frozen=True)
 class Report:
-    """The report's data: ``summary`` (loaded first), explorer ``chunks`` per split, ``images``."""
+    """The report's data: ``summary`` (loaded first), explorer ``chunks`` per split, ``images``,
+    and each exam's question chunks by exam key."""
 
     summary: dict[str, Any]
     chunks: dict[str, list[list[dict[str, Any]]]]
     images: dict[str, bytes]
+    exam_chunks: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
 
 
 def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]) -> dict[str, Any]:
@@ -39,8 +44,10 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
     }
 
 
-def build_report(splits: dict[str, SplitTables], params: Params, header: dict[str, Any]) -> Report:
-    """The whole report from each split's tables; ``header`` says what produced it."""
+def build_report(splits: dict[str, SplitTables], params: Params, header: dict[str, Any],
+                 exams: Sequence[ExamTables] = ()) -> Report:
+    """The whole report from each split's tables and each exam's (a page each, in the order
+    given; none without exams); ``header`` says what produced it."""
     field = params.calibration.field
     models = [m.key for m in params.models]
     summary: dict[str, Any] = {
@@ -60,4 +67,8 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
             "index": index,
             "chunks": len(chunks[split]),
         }
-    return Report(summary, chunks, images)
+    summary["exams"], exam_chunks = [], {}
+    for e in exams:
+        page, exam_chunks[e.key] = exam_page(e, models)
+        summary["exams"].append(page)
+    return Report(summary, chunks, images, exam_chunks)

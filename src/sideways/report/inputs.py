@@ -1,14 +1,28 @@
-"""The tables one split's report is made of, and reading them (the report stage's only input I/O)."""
+"""The tables one split's (and one exam's) report is made of, and reading them (the report stage's only input I/O)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables
-from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS, RIDDLES, SCORES
+from sideways.artifacts.schema import (
+    ANNOTATIONS,
+    EXAM_DETAIL,
+    EXAM_GRADES,
+    EXAM_ITEMS,
+    EXAM_PREDICTIONS,
+    JUDGMENTS,
+    JURY,
+    PREDICTIONS,
+    RIDDLES,
+    SCORES,
+)
 from sideways.config.params import Params
 
 
@@ -24,9 +38,52 @@ class SplitTables:
     scores: pd.DataFrame
 
 
+@dataclass(frozen=True)
+class ExamTables:
+    """Every artifact of one exam the report shows: its items, every model's replies and grades,
+    the per-question detail, and the metrics and topic breakdown ``exams.results`` computed."""
+
+    key: str
+    items: pd.DataFrame
+    predictions: pd.DataFrame
+    grades: pd.DataFrame
+    detail: pd.DataFrame
+    metrics: dict[str, dict[str, Any]]
+    topics: dict[str, dict[str, dict[str, float]]]
+
+
+def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
+    """Per exam key, the files of :class:`ExamTables` (one list per table): the one place that
+    knows where an exam's outputs live (``metrics`` and ``topics`` hold every exam, by key)."""
+    out = {}
+    for exam in params.exams:
+        keys = [m.key for m in params.models_taking(exam)]
+        out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
+                     "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
+                     "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
+    return out
+
+
+def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
+    """Read one exam's tables from ``files`` (an entry of :func:`exam_files`)."""
+    return ExamTables(
+        key=key, items=read_table(files["items"][0], EXAM_ITEMS),
+        predictions=read_tables(files["predictions"], EXAM_PREDICTIONS, f"{key} exam predictions"),
+        grades=read_tables(files["grades"], EXAM_GRADES, f"{key} exam grades"),
+        detail=read_table(files["detail"][0], EXAM_DETAIL),
+        metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
+        topics=json.loads(files["topics"][0].read_text()).get(key, {}),
+    )
+
+
+def read_exams(params: Params) -> list[ExamTables]:
+    """Every exam's tables, in params order ([] when there is no exam)."""
+    return [read_exam(key, files) for key, files in exam_files(params).items()]
+
+
 def read_split(params: Params, split: str) -> SplitTables:
-    """Read ``split``'s tables for the models params.yaml lists (never a glob: docs/design.md)."""
-    keys = [m.key for m in params.models]
+    """Read ``split``'s tables for the models that take it (never a glob: docs/design.md)."""
+    keys = [m.key for m in params.models_taking(split)]
     return SplitTables(
         riddles=read_table(paths.split_table(split), RIDDLES),
         predictions=read_tables([paths.predictions(split, k) for k in keys], PREDICTIONS, f"{split} predictions"),
@@ -38,11 +95,13 @@ def read_split(params: Params, split: str) -> SplitTables:
 
 
 def input_files(params: Params) -> list[str]:
-    """The files :func:`read_split` reads for every split, for the data digest of the header."""
+    """The files :func:`read_split` and :func:`read_exams` read, for the data digest of the header."""
     files = []
     for split in params.splits:
         files += [str(paths.split_table(split)), str(paths.annotations(split)), str(paths.jury(split)),
                   str(paths.scores(split))]
-        for m in params.models:
+        for m in params.models_taking(split):
             files += [str(paths.predictions(split, m.key)), str(paths.judgments(split, m.key))]
+    for exam in exam_files(params).values():
+        files += [str(f) for table in exam.values() for f in table]
     return files

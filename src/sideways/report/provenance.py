@@ -20,7 +20,7 @@ from typing import Any
 
 TRACKED = ("params.yaml", "dvc.yaml", "stages", "src", "data")
 #: The params.yaml sections that decide results (not how requests travel or what they cost).
-RESULT_PARAMS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration")
+RESULT_PARAMS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams")
 
 
 def digest(parts: Iterable[bytes]) -> str:

@@ -2,8 +2,9 @@
 
 The site opens from ``file://`` with no network: ``fetch`` is refused there, so data travels
 as script files (``data/report.js`` sets ``window.SIDEWAYS``; each explorer chunk calls
-``window.SIDEWAYS_CHUNK``), loaded by ``<script>`` elements. Page, script and style are package
-data in ``assets/``. The same report gives the same bytes: JSON with sorted keys, no clock.
+``window.SIDEWAYS_CHUNK``, each exam's chunk ``window.SIDEWAYS_EXAM_CHUNK``), loaded by
+``<script>`` elements. Page, script and style are package data in ``assets/``. The same
+report gives the same bytes: JSON with sorted keys, no clock.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def chunk_path(split: str, number: int) -> str:
     return f"data/{split}/chunk-{number:04d}.js"
 
 
+def exam_chunk_path(exam: str, number: int) -> str:
+    """Where chunk ``number`` of exam ``exam``'s questions lives (app.js builds the same name)."""
+    return f"data/exams/{exam}/chunk-{number:04d}.js"
+
+
 def site_files(report: Report) -> dict[str, bytes]:
     """Every file of the site by relative path."""
     files = {name: resources.files("sideways.report").joinpath("assets", name).read_bytes() for name in ASSETS}
@@ -37,6 +43,10 @@ def site_files(report: Report) -> dict[str, bytes]:
     for split, chunks in report.chunks.items():
         for i, chunk in enumerate(chunks):
             files[chunk_path(split, i)] = f"window.SIDEWAYS_CHUNK({to_js(split)}, {i}, {to_js(chunk)});\n".encode()
+    for exam, chunks in report.exam_chunks.items():
+        for i, chunk in enumerate(chunks):
+            call = f"window.SIDEWAYS_EXAM_CHUNK({to_js(exam)}, {i}, {to_js(chunk)});\n"
+            files[exam_chunk_path(exam, i)] = call.encode()
     files.update(report.images)
     return files
 

@@ -1,4 +1,5 @@
-/* sideways report: renders window.SIDEWAYS (data/report.js) into three tabs.
+/* sideways report: renders window.SIDEWAYS (data/report.js) into three tabs, and a page per exam.
+ * Each tab has an address: #leaderboard, #analytics, #explorer, #exam/<key>.
  * Every piece of data becomes text through textContent / createTextNode, never markup:
  * model answers, justifications, judge output and riddle text are untrusted. */
 "use strict";
@@ -9,6 +10,7 @@
   const NAME = Object.fromEntries(D.models.map((m) => [m.key, m.name]));
   const state = { split: SPLITS[0], tab: "leaderboard", sort: { key: "rank", dir: 1 }, rendered: {} };
   const PAGE = 20;
+  const examsRendered = {};
 
   /* el("td", {class: "num"}, "text", child, ...): attributes are ours, children become text nodes. */
   function el(tag, attrs, ...children) {
@@ -47,14 +49,27 @@
     const sel = document.getElementById("split");
     for (const s of SPLITS) sel.appendChild(el("option", { value: s }, s));
     sel.addEventListener("change", () => { state.split = sel.value; state.rendered = {}; show(state.tab); });
-    for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => show(b.dataset.tab));
+    examTabs();
+    for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => go(b.dataset.tab));
+    window.addEventListener("hashchange", () => show(tabOf(location.hash)));
   }
 
+  /* The tab a URL fragment names (the leaderboard for none or an unknown one). */
+  function tabOf(hash) {
+    const tab = decodeURIComponent(hash.replace(/^#/, ""));
+    return Object.prototype.hasOwnProperty.call(RENDER, tab) ? tab : "leaderboard";
+  }
+  function go(tab) {
+    if (tabOf("#" + tab) !== tabOf(location.hash)) history.pushState(null, "", "#" + tab);
+    show(tab);
+  }
   function show(tab) {
     state.tab = tab;
     for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
     for (const s of document.querySelectorAll("section.tab")) s.hidden = s.id !== tab;
-    if (!state.rendered[tab]) { RENDER[tab](); state.rendered[tab] = true; }
+    document.querySelector("label.split").hidden = tab.startsWith("exam/");  /* exams have no split */
+    const rendered = tab.startsWith("exam/") ? examsRendered : state.rendered;  /* a split change redraws the split's tabs only */
+    if (!rendered[tab]) { RENDER[tab](); rendered[tab] = true; }
   }
 
   /* ---------- leaderboard ---------- */
@@ -107,10 +122,10 @@
   }
 
   /* ---------- analytics ---------- */
-  function heat(b) {
+  function heat(b, title = (c) => `${c.n} predictions`) {
     const rows = b.rows.map((r) => [NAME[r.model] || r.model, ...r.cells.map((c) => {
       if (!c) return "";
-      const td = el("span", { title: `${c.n} predictions` }, fmt(c.rate));
+      const td = el("span", { title: title(c) }, fmt(c.rate));
       td.style.background = `hsl(${Math.round(1.2 * c.rate)}, 60%, 85%)`; td.style.padding = "0 4px";
       return td;
     })]);
@@ -178,21 +193,24 @@
 
   /* ---------- explorer ---------- */
   const chunks = {}, waiting = {};
-  window.SIDEWAYS_CHUNK = function (split, n, riddles) {
-    const key = split + "/" + n;
-    chunks[key] = riddles;
-    (waiting[key] || []).forEach((f) => f(riddles));
+  function deliver(key, rows) {
+    chunks[key] = rows;
+    (waiting[key] || []).forEach((f) => f(rows));
     delete waiting[key];
-  };
-  function chunk(split, n, done) {
-    const key = split + "/" + n;
+  }
+  window.SIDEWAYS_CHUNK = (split, n, riddles) => deliver(split + "/" + n, riddles);
+  window.SIDEWAYS_EXAM_CHUNK = (exam, n, questions) => deliver("exam/" + exam + "/" + n, questions);
+  /* A chunk's rows, loading its script file the first time (key: "<split>/<n>" or "exam/<key>/<n>"). */
+  function load(key, src, done) {
     if (chunks[key]) { done(chunks[key]); return; }
     if (!waiting[key]) {
       waiting[key] = [];
-      document.head.appendChild(el("script", { src: `data/${split}/chunk-${String(n).padStart(4, "0")}.js` }));
+      document.head.appendChild(el("script", { src }));
     }
     waiting[key].push(done);
   }
+  const chunkNo = (n) => String(n).padStart(4, "0");
+  function chunk(split, n, done) { load(split + "/" + n, `data/${split}/chunk-${chunkNo(n)}.js`, done); }
   const OUTCOMES = [["any", "any outcome"], ["allfail", "all models failed"], ["disagree", "judges disagree with the human"],
     ["p", "passed"], ["f", "failed"], ["e", "error (api/parse)"]];
   function explorerControls() {
@@ -288,8 +306,149 @@
     observer.observe(document.getElementById("ex-more"));
   }
 
+  /* ---------- exam pages ---------- */
+  const EXAMS = D.exams || [];
+  const EXAM_OUTCOMES = [["any", "any outcome"], ["allfail", "no model right"], ["disagree", "judges disagree (short answers)"],
+    ["p", "right / full points"], ["h", "partial points"], ["f", "wrong / no points"], ["i", "I don't know (E)"],
+    ["x", "no letter extracted"], ["u", "ungraded"], ["e", "error (api)"]];
+  const OUTCOME_BADGE = { p: ["right", "pass"], h: ["partial", "partial"], f: ["wrong", "fail"], i: ["I don't know", "idk"],
+    x: ["no letter", "error"], u: ["ungraded", "unjudged"], e: ["error", "error"], "-": ["no reply", "unjudged"] };
+  const SHORT_BADGE = { p: ["full points", "pass"], f: ["no points", "fail"] };
+  const pm = (m, k) => (m[k] === null || m[k] === undefined ? "\u2014" : `${fmt(m[k], 2)} \u00b1 ${fmt(m[k + "_se"], 2)}`);
+  function examTabs() {
+    const nav = document.getElementById("tabs"), main = document.querySelector("main");
+    for (const x of EXAMS) {
+      nav.appendChild(el("button", { type: "button", "data-tab": "exam/" + x.key }, "Exam: " + x.key));
+      main.appendChild(el("section", { id: "exam/" + x.key, class: "tab exam", hidden: "" }));
+      RENDER["exam/" + x.key] = () => renderExam(x);
+    }
+  }
+  function examMetrics(x) {
+    const rows = [...x.metrics].sort((a, b) => (b.idk_score ?? -1e9) - (a.idk_score ?? -1e9) || (a.model < b.model ? -1 : 1));
+    const t = table(["model", "trad_score", "idk_score", "idk_freq", "extract_fail", "short answer", "exam score",
+      "mcq + short", "failed", "ungraded", "latency s", "cost"], rows.map((m) => [
+      NAME[m.model] || m.model, pm(m, "trad_score"), pm(m, "idk_score"), pm(m, "idk_freq"), pm(m, "extract_fail"),
+      pm(m, "short_answer"), fmt(m.exam_score), `${m.mcq_n} + ${m.short_answer_n}`, m.failed, m.ungraded,
+      m.latency_s === null ? "\u2014" : fmt(m.latency_s, 2), m.cost_usd === null ? "\u2014" : "$" + fmt(m.cost_usd, 4)]));
+    t.classList.add("exam-metrics");
+    rows.forEach((m, i) => t.tBodies[0].rows[i].setAttribute("data-model", m.model));
+    return el("div", { class: "wide" }, t);
+  }
+  function renderExam(x) {
+    const sec = document.getElementById("exam/" + x.key), models = x.metrics.map((m) => m.model);
+    const ctl = (label, cls, tag = "select") => el("label", {}, label + " ", el(tag, { class: cls }));
+    sec.replaceChildren(
+      el("h2", {}, x.title),
+      el("p", { class: "legend" }, `Exam ${x.key}. Percent, mean \u00b1 standard error over the multiple-choice questions (evaluate-idk): ` +
+        "trad_score right; idk_score +1 right, 0 for E (\"I don't know\"), -1 wrong; idk_freq chose E; extract_fail no letter found. " +
+        "Short answer: points the judges gave over points possible. Exam score: every point; latency: median. Best idk_score first."),
+      examMetrics(x),
+      el("h2", {}, "Score (%) by topic (points earned over points possible)"),
+      heat(x.topics, (c) => `${c.earned} of ${c.n} points`),
+      el("h2", {}, "Questions"),
+      el("div", { class: "controls" }, ctl("model", "qx-model"), ctl("topic", "qx-topic"), ctl("outcome", "qx-outcome"),
+        el("label", { class: "search" }, "search ", el("input", { class: "qx-search", type: "search", placeholder: "question, choices, answer" }))),
+      el("p", { class: "qx-count" }), el("div", { class: "qx-list" }),
+      el("div", { class: "qx-more" }, el("button", { type: "button" }, "show more")));
+    const q = (c) => sec.querySelector("." + c);
+    q("qx-model").replaceChildren(el("option", { value: "" }, "all models"), ...models.map((k) => el("option", { value: k }, NAME[k] || k)));
+    q("qx-topic").replaceChildren(el("option", { value: "" }, "all topics"), ...x.topics.groups.map((k) => el("option", { value: k }, k)));
+    q("qx-outcome").replaceChildren(...EXAM_OUTCOMES.map(([v, label]) => el("option", { value: v }, label)));
+    questionExplorer(x, sec, q);
+  }
+  function examMatches(x, q) {
+    const mi = MODELS.indexOf(q("qx-model").value), topic = q("qx-topic").value, out = q("qx-outcome").value;
+    const text = q("qx-search").value.trim().toLowerCase();
+    return x.index.filter((r) => {
+      if (topic && r.topic !== topic) return false;
+      if (text && !r.text.includes(text)) return false;
+      if (out === "allfail") return !r.o.includes("p");
+      if (out === "disagree") return mi >= 0 ? r.d[mi] === "1" : r.d.includes("1");
+      if (out !== "any") return mi >= 0 ? r.o[mi] === out : r.o.includes(out);
+      return true;
+    });
+  }
+  function questionExplorer(x, sec, q) {
+    let shown = [];
+    const list = q("qx-list"), moreBox = q("qx-more"), tab = "exam/" + x.key;
+    const filler = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        const card = e.target, r = card._q, model = card._model;
+        filler.unobserve(card);
+        load(`exam/${x.key}/${r.chunk}`, `data/exams/${encodeURIComponent(x.key)}/chunk-${chunkNo(r.chunk)}.js`,
+          (qs) => { if (card.isConnected) fillQuestion(card, qs[r.pos], model); });
+      }
+    }, { rootMargin: "400px" });
+    function more() {
+      const model = q("qx-model").value;
+      for (const r of shown.slice(list.children.length, list.children.length + PAGE)) {
+        const card = el("article", { class: "card question", "data-question": r.id }, el("h3", {}, r.id), el("p", { class: "muted" }, "loading\u2026"));
+        card._q = r; card._model = model;
+        list.appendChild(card);
+        filler.observe(card);
+      }
+      moreBox.hidden = list.children.length >= shown.length;
+    }
+    function refresh() {
+      shown = examMatches(x, q);
+      q("qx-count").textContent = `${shown.length} of ${x.index.length} questions`;
+      list.replaceChildren();
+      more();
+    }
+    for (const c of ["qx-model", "qx-topic", "qx-outcome"]) q(c).addEventListener("change", refresh);
+    q("qx-search").addEventListener("input", refresh);
+    moreBox.querySelector("button").addEventListener("click", more);
+    new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting) && state.tab === tab) more(); }).observe(moreBox);
+    refresh();
+  }
+  /* A chunk keeps a question's replies and verdicts as columns (exam_page.py): rows again here. */
+  function repliesOf(r) {
+    const p = r.p, k = r.k, out = [];
+    let off = 0;
+    for (let i = 0; i < p.m.length; i++) {
+      const verdicts = [];
+      for (let v = off; v < off + p.kn[i]; v++) verdicts.push({ judge: k.judge[v], st: k.st[v], r: k.r[v], s: k.s[v], x: k.x[v], e: k.e[v] });
+      off += p.kn[i];
+      out.push({ m: p.m[i], t: p.t[i], l: p.l[i], s: p.s[i], e: p.e[i], o: p.o[i], r: p.r[i], k: verdicts });
+    }
+    return out;
+  }
+  function verdictList(r, p) {
+    if (r.kind === "mcq") return "";
+    if (!p.k.length) return el("span", { class: "muted" }, "no verdict");
+    return el("div", { class: "verdicts" }, ...p.k.map((v) => el("details", {},
+      el("summary", {}, `${v.judge} (${v.st}): ${v.r === null ? "?" : fmt(v.r, 2)} / ${fmt(r.points, 2)}` + (v.s === "ok" ? "" : ` (${v.s})`)),
+      el("div", { class: "raw" }, v.x || v.e || ""))));
+  }
+  function questionHead(r) {
+    const parts = [el("h3", {}, `${r.id} \u00b7 ${r.topic}`),
+      el("div", { class: "meta" }, `${r.kind === "mcq" ? "multiple choice" : "short answer"} \u00b7 ${fmt(r.points, 1)} point(s)`),
+      el("p", { class: "text" }, r.question)];
+    if (r.choices) {
+      parts.push(el("ol", { class: "choices" }, ...r.choices.map(([letter, text]) =>
+        el("li", { class: letter === r.gold ? "gold-choice" : null }, el("b", {}, letter + ") "), text, letter === r.gold ? " \u2190 gold" : null))));
+    } else {
+      parts.push(el("p", { class: "gold" }, el("b", {}, "Reference answer: "), r.answer));
+      parts.push(r.criteria.length ? el("div", { class: "criteria" }, el("b", {}, "Rubric"), el("ol", {}, ...r.criteria.map((c) => el("li", {}, c))))
+        : el("p", { class: "muted" }, "No rubric: the reference answer is the one criterion."));
+    }
+    return parts;
+  }
+  function fillQuestion(card, r, model) {
+    const replies = repliesOf(r).filter((p) => !model || p.m === model);
+    const mcq = r.kind === "mcq";
+    const heads = ["model", "outcome", "reply", mcq ? "letters / gold" : "points", mcq ? "" : "judges (verdict and criteria: open)"];
+    card.replaceChildren(...questionHead(r), table(heads, replies.map((p) => {
+      const [label, cls] = (!mcq && SHORT_BADGE[p.o]) || OUTCOME_BADGE[p.o] || [p.o, "unjudged"];
+      return [NAME[p.m] || p.m, el("span", { class: "badge " + cls }, label), el("span", { class: "reply" }, p.t === null ? p.e || "" : p.t),
+        mcq ? `${p.l || "none"} / ${r.gold}` : `${p.r === null ? "\u2014" : fmt(p.r, 2)} / ${fmt(r.points, 2)}`, verdictList(r, p)];
+    })));
+    for (const td of card.querySelectorAll("td")) if (td.querySelector(".reply")) td.className = "text";
+  }
+
   const RENDER = { leaderboard: renderLeaderboard, analytics: renderAnalytics, explorer: renderExplorer };
   header();
-  show("leaderboard");
+  show(tabOf(location.hash));
   performance.mark("sideways:first-render");  /* read by benchmarks/report.py */
 })();

@@ -1,0 +1,125 @@
+"""The report's exam pages in a real Chromium, opened from file:// with no network.
+
+The site holds the synthetic riddles and two synthetic exams (benchmarks/report_tables):
+the first question of each exam carries an <img onerror> probe and the first reply a <script>.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_models, split_tables
+
+from helpers import ROOT
+from helpers.browser import ConsoleLog
+from sideways.report.build import build_report
+from sideways.report.site import site_files, write_site
+
+HEADER = {"commit": "0123456789abcdef", "dirty": False, "params": "p1", "data": "d1"}
+EXAM = "section[id='exam/exam']"
+
+
+def _site(root: Path, with_exams: bool) -> Path:
+    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    exams = [exam_tables(params, 30), exam_tables(params, 8, key="second")] if with_exams else []
+    report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params, HEADER, exams)
+    write_site(site_files(report), root / "report")
+    return root / "report" / "index.html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return _site(tmp_path_factory.mktemp("exam-site"), True)
+
+
+@pytest.fixture
+def open_page(browser):
+    opened = []
+
+    def go(url: str):
+        page = browser.new_page()
+        log = ConsoleLog(page)
+        opened.append((page, log))
+        page.goto(url)
+        return page
+
+    yield go
+    for page, log in opened:
+        assert log.errors == []  # no console errors, on every page the tests open
+        page.close()
+
+
+def test_an_exam_page_has_its_own_address_and_its_tab(open_page, site):
+    page = open_page(site.as_uri() + "#exam/exam")
+    page.wait_for_selector(f"{EXAM} table.exam-metrics tbody tr")
+    assert page.is_visible(EXAM) and not page.is_visible("#leaderboard") and not page.is_visible("label.split")
+    page.click("#tabs button[data-tab='exam/second']")
+    page.wait_for_selector("section[id='exam/second'] .question")
+    assert page.url.endswith("#exam/second") and not page.is_visible(EXAM)
+    page.click("#tabs button[data-tab=leaderboard]")
+    assert page.url.endswith("#leaderboard") and page.is_visible("label.split")
+    page.go_back()
+    page.wait_for_selector("section[id='exam/second']:not([hidden])")
+
+
+def test_the_metrics_table_shows_every_model_with_standard_errors_best_idk_score_first(open_page, site):
+    page = open_page(site.as_uri() + "#exam/exam")
+    rows = page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr",
+                                     "rs => rs.map(r => [r.dataset.model, ...[...r.cells].map(c => c.textContent)])")
+    assert {r[0] for r in rows} == set(yaml.safe_load((ROOT / "params.yaml").read_text())["models"])
+    idk = [float(r[3].split(" ± ")[0]) for r in rows]
+    assert idk == sorted(idk, reverse=True)
+    assert all(" ± " in c for r in rows for c in r[2:7])  # trad, idk, idk_freq, extract_fail, short answer
+    topics = page.inner_text(EXAM)
+    assert all(t in topics for t in ("orbits", "stars", "galaxies", "Score (%) by topic"))
+
+
+def test_the_question_explorer_filters_like_the_riddle_explorer(open_page, site):
+    page = open_page(site.as_uri() + "#exam/exam")
+    page.wait_for_selector(f"{EXAM} .question .choices")
+    count = lambda: page.inner_text(f"{EXAM} .qx-count")  # noqa: E731
+    assert count() == "30 of 30 questions" and page.locator(f"{EXAM} .question").count() == 20
+    page.select_option(f"{EXAM} .qx-topic", "stars")
+    assert count() == "10 of 30 questions"
+    page.fill(f"{EXAM} .qx-search", "question 13:")
+    assert count() == "1 of 30 questions"
+    page.fill(f"{EXAM} .qx-search", "")
+    page.select_option(f"{EXAM} .qx-topic", "")
+    page.select_option(f"{EXAM} .qx-model", "atlas-large")
+    page.select_option(f"{EXAM} .qx-outcome", "p")
+    right = int(count().split()[0])
+    assert 0 < right < 30
+    page.wait_for_selector(f"{EXAM} .question .badge")
+    rows = page.eval_on_selector_all(f"{EXAM} .question:has(.badge)", "cs => cs.map(c => c.querySelectorAll('tbody tr').length)")
+    assert rows and set(rows) == {1}  # only the chosen model's reply
+
+
+def test_a_short_answer_shows_the_rubric_and_each_judges_verdict(open_page, site):
+    page = open_page(site.as_uri() + "#exam/exam")
+    card = f"{EXAM} .question[data-question=q-003]"
+    page.locator(card).scroll_into_view_if_needed()
+    page.wait_for_selector(f"{card} .criteria")
+    assert "Names Mercury" in page.inner_text(f"{card} .criteria")
+    summaries = page.eval_on_selector_all(f"{card} .verdicts summary", "s => s.map(x => x.textContent)")
+    assert len(summaries) == 12 and all("(rubric_anchored): " in s for s in summaries)  # 6 models x 2 judges
+    assert "CRITERION_1" in page.text_content(f"{card} .verdicts .raw")
+
+
+def test_untrusted_question_and_reply_are_text(open_page, site):
+    """The XSS probe: an <img onerror> question and a <script> reply render as text, run never."""
+    page = open_page(site.as_uri() + "#exam/exam")
+    card = f"{EXAM} .question[data-question=q-000]"
+    page.wait_for_selector(f"{card} .reply")
+    page.wait_for_timeout(300)  # an onerror would have fired by now
+    assert page.title() == "sideways report"
+    assert page.text_content(f"{card} p.text") == XSS_QUESTION
+    assert page.text_content(f"{card} .reply") == XSS_REPLY
+    assert page.eval_on_selector_all(f"{EXAM} img, {EXAM} script", "n => n.length") == 0
+
+
+def test_without_an_exam_there_is_no_exam_tab_and_an_exam_address_shows_the_leaderboard(open_page, tmp_path):
+    page = open_page(_site(tmp_path, False).as_uri() + "#exam/exam")
+    page.wait_for_selector("#lb-table tbody tr")
+    assert page.locator("#tabs button[data-tab^=exam]").count() == 0 and page.locator("section.exam").count() == 0
