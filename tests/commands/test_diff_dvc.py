@@ -41,17 +41,21 @@ def diff_json(repo: Path, *args: str) -> dict:
     return json.loads(run(repo, "sideways", "diff", *args, "--json").stdout)
 
 
-def verdicts(out: dict) -> dict[tuple[str, str], str]:
-    return {(r["benchmark"], r["model"]): r["verdict"] for r in out["rows"]}
+def verdicts(out: dict) -> dict[tuple[str, str, str], str]:
+    return {(r["benchmark"], r["model"], r["metric"]): r["verdict"] for r in out["rows"]}
 
 
 def assert_only_atlas_mini_up(out: dict) -> None:
+    """Riddle splits: atlas-mini up with an interval above 0, every other model no detectable
+    change; the exam (its rows follow the riddles'): no other model moves."""
     got = verdicts(out)
-    assert {k for k, v in got.items() if v == UP} == {("llm", "atlas-mini"), ("vlm", "atlas-mini")}, got
+    riddles = {k: v for k, v in got.items() if k[0] in ("llm", "vlm")}
+    assert {k[:2] for k, v in riddles.items() if v == UP} == {("llm", "atlas-mini"), ("vlm", "atlas-mini")}, got
     assert {v for k, v in got.items() if k[1] != "atlas-mini"} == {SAME}
-    assert ("llm", "tide-open") in got
+    assert ("llm", "tide-open", "both_correct") in got and len(riddles) == 12
+    assert {k[0] for k in got} - {"llm", "vlm"}, "no exam rows"
     for r in out["rows"]:
-        if r["model"] == "atlas-mini":
+        if r["model"] == "atlas-mini" and r["benchmark"] in ("llm", "vlm"):
             assert r["lo"] > 0 and r["to_right"] and r["b"] > r["a"]
     assert out["not_compared"] == []
 
@@ -62,7 +66,7 @@ def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
     text = run(project, "sideways", "diff", "--items").stdout
     assert "atlas-mini: right->wrong" in text and max(map(len, text.splitlines())) <= 200
     md = run(project, "sideways", "diff", "--md").stdout
-    assert md.count("\n| ") == 1 + 12 and "| vlm | atlas-mini |" in md
+    assert md.count("\n| ") == 1 + len(diff_json(project)["rows"]) and "| vlm | atlas-mini | both_correct |" in md
 
 
 def test_between_two_experiment_names(project):
@@ -92,7 +96,7 @@ def test_a_fresh_clone_diffs_against_the_last_commit_from_the_remote_only(projec
     assert_only_atlas_mini_up(out)
     assert sorted(p.name for p in (clone / "data").rglob("*")) == before  # nothing recomputed
     older = diff_json(clone, "HEAD~2", "HEAD")  # a commit without the remote in its .dvc/config
-    assert older["not_compared"] == [] and len(older["rows"]) == 12
+    assert older["not_compared"] == [] and len(older["rows"]) == len(out["rows"])
 
 
 def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
@@ -101,7 +105,8 @@ def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
     out = diff_json(project)
     assert "breeze-large" not in {r["model"] for r in out["rows"]}
     assert sorted(out["not_compared"]) == [
-        f"{s}, breeze-large: scored in HEAD only, not in workspace; no change to compute" for s in ("llm", "vlm")]
+        "demo, breeze-large: took the exam in HEAD only; no change to compute",
+        *(f"{s}, breeze-large: scored in HEAD only, not in workspace; no change to compute" for s in ("llm", "vlm"))]
     bad = run(project, "sideways", "diff", "no-such-rev", check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
 

@@ -20,6 +20,7 @@ from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
 from sideways.commands.revisions import WORKSPACE, read_files
+from sideways.exams.changes import exam_changes
 from sideways.scoring.changes import Changes, SplitVersion, split_changes
 from sideways.scoring.paired import REPLICATES
 from sideways.scoring.verdicts import Difference, bh_adjusted, verdict
@@ -35,7 +36,7 @@ Benjamini-Hochberg across every row, the smallest change the data could detect (
 and the items that flipped (right to wrong, wrong to right; listed with --items). What cannot
 be compared is said in one line each."""
 
-COLUMNS = ("benchmark", "model", "A", "B", "change", "95% interval", "verdict", "MDE", "flips -/+")
+COLUMNS = ("benchmark", "model", "metric", "A", "B", "change", "95% interval", "verdict", "MDE", "flips -/+")
 
 
 def register(sub: Subparsers) -> None:
@@ -72,11 +73,57 @@ def _version(name: str, files: dict[Path, bytes | str], split: str, problems: li
     return SplitVersion(name, jury, annotations, scores)
 
 
+#: The exam's metrics before issue 28 (one exam, ``metrics/exam.json``, ``data/exam/detail.parquet``).
+OLD_EXAM_METRICS, OLD_EXAM_DETAIL = Path("metrics/exam.json"), Path("data/exam/detail.parquet")
+NEW_EXAM_METRICS, NEW_EXAM_DIR = Path("metrics/exams.json"), Path("data/exam/detail")
+
+
+def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]], list[str]]:
+    """``{exam key: (detail table, published metrics)}`` of one version, in either layout: per exam
+    key (``metrics/exams.json``, ``data/exam/detail/<key>.parquet``) or the single exam before it
+    (``metrics/exam.json``, ``data/exam/detail.parquet``, keyed ``exam``); and the problems."""
+    found = read_files(rev, [NEW_EXAM_METRICS, OLD_EXAM_METRICS])
+    new, old = found[NEW_EXAM_METRICS], found[OLD_EXAM_METRICS]
+    if isinstance(new, bytes):
+        metrics = json.loads(new)
+        details = {k: NEW_EXAM_DIR / f"{k}.parquet" for k in sorted(metrics)}
+    elif isinstance(old, bytes):
+        metrics, details = {"exam": json.loads(old)}, {"exam": OLD_EXAM_DETAIL}
+    else:
+        return {}, []
+    files, problems = read_files(rev, details.values()), list[str]()
+    out = {}
+    for key, path in details.items():
+        table = _table(files, path, problems)
+        if table is not None:
+            out[key] = (table, metrics[key])
+    return out, problems
+
+
+def compare_exams(a: str, b: str) -> Changes:
+    """The exams of both versions, paired per question (:mod:`sideways.exams.changes`)."""
+    (ea, pa), (eb, pb) = exam_tables(a), exam_tables(b)
+    out = Changes(problems=[f"exam: not compared: {p}" for p in pa + pb])
+    for key in sorted(set(ea) ^ set(eb)):
+        out.problems.append(f"exam {key}: in {a if key in ea else b} only; not compared")
+    for key in sorted(set(ea) & set(eb)):
+        try:
+            rows, problems = exam_changes(key, ea[key][0], eb[key][0], (a, b), (ea[key][1], eb[key][1]))
+        except (KeyError, ValueError) as exc:
+            out.problems.append(f"exam {key}: not compared: its tables do not fit together ({exc})")
+            continue
+        out.rows += rows
+        out.problems += problems
+    return out
+
+
 def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False) -> Changes:
     """Every row of the comparison of ``a`` with ``b``, with q-values and verdicts, and the problems."""
     fa, fb = read_files(a, split_files()), read_files(b, split_files())
     out = Changes()
     for split in SPLITS:
+        if isinstance(fa[paths.jury(split)], str) and isinstance(fb[paths.jury(split)], str):
+            continue  # a split neither version has: nothing to say
         missing: list[str] = []
         va, vb = _version(a, fa, split, missing), _version(b, fb, split, missing)
         if missing:
@@ -89,6 +136,9 @@ def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False
             continue
         out.rows += got.rows
         out.problems += got.problems
+    exams = compare_exams(a, b)
+    out.rows += exams.rows
+    out.problems += exams.problems
     decide(out.rows)
     return out
 
@@ -107,7 +157,7 @@ def _num(x: float | None, signed: bool = False) -> str:
 
 
 def cells(r: dict[str, Any]) -> list[str]:
-    return [r["benchmark"], r["model"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
+    return [r["benchmark"], r["model"], r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
             f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]", r["verdict"], _num(r["mde"]),
             f"{len(r['to_wrong'])}/{len(r['to_right'])}"]
 

@@ -85,7 +85,7 @@ def _row(split: str, model: str, name: str, ev: tuple[Evidence, Evidence], reps:
     diff = difference(reps[1] - reps[0])
     to_wrong, to_right = flips(ev[0], ev[1], model)
     return {
-        "benchmark": split, "model": model, "metric": f"calibrated {name}",
+        "benchmark": split, "model": model, "metric": name,
         "a": _published(scores[0], model), "b": _published(scores[1], model),
         "change": diff.change, "lo": diff.lo, "hi": diff.hi, "se": diff.se, "p": diff.p,
         "mde": max(minimal_detectable(diff.se), 100 / len(ev[0].riddles)), "items": len(ev[0].riddles),
