@@ -31,7 +31,7 @@ def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame
     pairs: list[dict[str, Any]] = []
     groups: dict[str, list[int]] = {}
     for _, group in ranked.groupby("n_hints", sort=True):
-        order = [str(m) for m in group.sort_values(["rank", "model"], kind="stable")["model"]]
+        order = [str(m) for m in group.sort_values(["rank", "model"], kind="stable")["model"] if str(m) in draws]
         apart: set[frozenset[str]] = set()
         for i, a in enumerate(order):
             for b in order[i + 1:]:
