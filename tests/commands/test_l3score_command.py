@@ -87,7 +87,7 @@ def test_one_jsonl_file_gives_all_three_fields(here, server, capsys):
 
 @pytest.mark.parametrize(("files", "message"), [
     ({"q.txt": ["a", "b"], "p.txt": ["x"], "r.txt": ["y", "z"]}, "do not line up: 2 questions in q.txt, 1 predictions"),
-    ({"q.jsonl": ['{"question": "a"}', "{oops"], "p.txt": ["x", "x"], "r.txt": ["y", "y"]}, r"q.jsonl:2: not JSON"),
+    ({"q.jsonl": ['{"question": "a"}', "{oops"], "p.txt": ["x", "x"], "r.txt": ["y", "y"]}, r"q.jsonl: line 2: not valid JSON"),
     ({"q.jsonl": ['{"question": 3}'], "p.txt": ["x"], "r.txt": ["y"]}, r"q.jsonl:1: field 'question' should be"),
 ])
 def test_inputs_that_do_not_line_up_are_named(here, server, capsys, files, message):

@@ -94,23 +94,27 @@ def free_port() -> int:
 class Served:
     """``sideways annotate serve`` in ``project`` for ``annotator``, as a subprocess."""
 
-    def __init__(self, project: Path, annotator: str, port: int | None = None, split: str = "llm") -> None:
+    def __init__(self, project: Path, annotator: str, port: int | None = None, split: str = "llm",
+                 extra: tuple[str, ...] = ()) -> None:
         self.project, self.annotator, self.port, self.split = project, annotator, port or free_port(), split
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://[::1]:{self.port}" if "::1" in extra else f"http://127.0.0.1:{self.port}"
+        self.extra, self.banner = extra, ""
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> Served:
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sideways.commands.annotate", "serve", "--split", self.split,
-             "--annotator", self.annotator, "--port", str(self.port)],
+             "--annotator", self.annotator, "--port", str(self.port), *self.extra],
             cwd=self.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if self.extra and self.proc.stdout is not None:
+            self.banner = self.proc.stdout.readline()  # the URL it prints (with its ?key= on a wildcard bind)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"the server stopped: {self.proc.stdout.read() if self.proc.stdout else ''}")
             try:
-                if httpx.get(f"{self.url}/api/progress", timeout=1).status_code == 200:
+                if httpx.get(f"{self.url}/api/progress", timeout=1).status_code in (200, 403):
                     return self
             except httpx.TransportError:
                 time.sleep(0.1)

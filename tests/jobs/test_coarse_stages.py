@@ -197,3 +197,24 @@ def test_the_aggregates_do_not_depend_on_the_order_of_models(tmp_path):
     assert aggregates() == before
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     assert all("models" not in stages[s].get("params", []) for s in ("annotate", "jury", "calibrate", "exam_score"))
+
+
+def test_a_replay_file_rewritten_under_its_path_is_a_new_input(tmp_path, monkeypatch):
+    """A replay model's or judge's file is read by path: the fingerprint follows its content, so a
+    regenerated file (reproductions/layton-eval/main_pipeline.py) reruns the jobs that read it."""
+    repo = project(tmp_path)
+    (repo / "data/predictions/llm").mkdir(parents=True)
+    (repo / "data/predictions/llm/atlas-large.parquet").write_bytes(b"predictions")
+    def replay(p):
+        p["models"]["atlas-large"] = {"backend": "replay", "provider": "openai", "name": "a", "path": "model.jsonl"}
+        p["jury"]["pool"]["judge-gemini"] = {"backend": "replay", "provider": "gemini", "name": "j", "path": "judge.jsonl"}
+    edit(repo, replay)
+    for name in ("model.jsonl", "judge.jsonl"):
+        (repo / name).write_text('{"riddle_id": "r1"}\n')
+    predict, judge, other = _fingerprints(repo, monkeypatch)
+    (repo / "judge.jsonl").write_text('{"riddle_id": "r2"}\n')
+    after_judge = _fingerprints(repo, monkeypatch)
+    assert (after_judge[0], after_judge[1] != judge, after_judge[2]) == (predict, True, other)
+    (repo / "model.jsonl").write_text('{"riddle_id": "r2"}\n')
+    after_model = _fingerprints(repo, monkeypatch)
+    assert (after_model[0] != predict, after_model[2]) == (True, other)

@@ -32,8 +32,8 @@ def baseline(tmp_path_factory) -> Path:
     proc = run(repo, "dvc", "repro")
     assert {"predict", "judge"} <= executed(proc)
     assert not {"exam_predict", "exam_judge"} & executed(proc)  # the exam's jobs ride in predict and judge
-    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
-    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
     commit(repo, "reproduced")
     return repo
 
@@ -113,15 +113,15 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
         ),
     )
     before = json.loads((project / "metrics/leaderboard_llm.json").read_text())
-    exam_before = json.loads((project / "metrics/exam.json").read_text())
+    exam_before = json.loads((project / "metrics/exams.json").read_text())["demo"]
     files_before = _job_files(project)
     proc = run(project, "dvc", "repro")
     assert executed(proc) == {
         "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
         "exam_score", "report",
     }
-    assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max",
-                              "exam_judge@quill-max"}
+    assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max-demo",
+                              "exam_judge@quill-max-demo"}
     # predict and judge each reuse the 3 riddle jobs and the 3 exam jobs of the other models
     assert [jobs_reused(proc, s) for s in ("predict", "judge")] == [6, 6]
     files_after = _job_files(project)
@@ -129,7 +129,7 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
     assert {k for k in files_after if "quill-max" in k} == set(files_after) - set(files_before)
     after = json.loads((project / "metrics/leaderboard_llm.json").read_text())
     assert set(after) == set(before) | {"quill-max"}
-    exam_after = json.loads((project / "metrics/exam.json").read_text())
+    exam_after = json.loads((project / "metrics/exams.json").read_text())["demo"]
     assert set(exam_after) == set(exam_before) | {"quill-max"}
     assert {m: exam_after[m] for m in exam_before} == exam_before  # no other model's exam moved
 
@@ -149,11 +149,11 @@ def test_exam_strategy_change_reruns_the_exam_grading_jobs_only(project):
     an exam-only params change reruns that stage, but every riddle judge job is reused byte for
     byte, and nothing of predict runs."""
     riddles = {f: f.read_bytes() for f in (project / "data/judgments").rglob("*.parquet")}
-    grades = {f: f.read_bytes() for f in (project / "data/exam/grades").glob("*.parquet")}
-    edit_params(project, lambda p: p["exam"].update(strategy="baseline"))
+    grades = {f: f.read_bytes() for f in (project / "data/exam/grades").rglob("*.parquet")}
+    edit_params(project, lambda p: p["exams"]["demo"].update(strategy="baseline"))
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
-    assert jobs_ran(proc) == {f"exam_judge@{m}" for m in SMALL_MODELS}
+    assert jobs_ran(proc) == {f"exam_judge@{m}-demo" for m in SMALL_MODELS}
     assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
     assert {f: f.read_bytes() for f in riddles} == riddles
     assert all(f.read_bytes() != data for f, data in grades.items())
@@ -175,7 +175,7 @@ def test_changing_the_panel_size_reruns_judges_and_changes_the_jury(project):
     ran = repro(project)
     assert {"judge", "jury@llm"} <= ran
     assert "predict" not in ran
-    assert not any(s.startswith("exam_") for s in ran)  # the exam's panels come from jury.pool and exam.judges
+    assert not any(s.startswith("exam_") for s in ran)  # the exam's panels come from jury.pool and exams.<key>.judges
     assert set(pd.read_parquet(project / "data/jury/llm.parquet")["both_correct_judges"]) == {2}
     # back to 3: restored from the run-cache, with 3-judge panels again
     edit_params(project, lambda p: p["jury"].update(judges=3))

@@ -96,7 +96,9 @@ def test_scrolling_down_adds_cards_and_fills_them_when_they_come_into_view(page)
     filled = page.locator(".card:has(.gold)").count()
     assert filled < 20  # cards far below the viewport wait as placeholders
     page.locator("#ex-more").scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelectorAll('.card').length === 30")
+    # a locator waits without evaluating a string in the page (the report's CSP forbids eval)
+    page.wait_for_selector(".card >> nth=29", state="attached")
+    assert page.locator(".card").count() == 30
     page.locator(".card[data-riddle=syn-llm-0029]").scroll_into_view_if_needed()
     page.wait_for_selector(".card[data-riddle=syn-llm-0029] .gold")
     assert page.eval_on_selector_all("script[src*=chunk]", "s => s.length") == 2

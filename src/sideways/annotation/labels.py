@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sideways.annotation.log import primary, replay
@@ -79,7 +80,10 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
             f"{path}: no label file (annotations.source is 'file'; write labels there as JSONL or Parquet)"
         )
     if path.suffix == ".parquet":
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises many types (ArrowException, OSError, ...) on a damaged file
+            raise SchemaError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc)[:120]})") from exc
         lines = list(range(len(df)))
     else:
         records, numbers = read_jsonl_numbered(path)
@@ -87,9 +91,10 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
         lines = [e.line for e in kept]
         df = pd.DataFrame.from_records([dict(e.record) for e in kept])
     if "human_both_correct" not in df.columns and {"human_answer_correct", "human_justification_correct"} <= set(df):
-        df["human_both_correct"] = (
-            df["human_answer_correct"].astype(bool) & df["human_justification_correct"].astype(bool)
-        )
+        # a value that is not a bool makes no True here, and conform names it just below
+        true = [df[c].map(lambda v: isinstance(v, bool | np.bool_) and bool(v)).astype(bool)
+                for c in ("human_answer_correct", "human_justification_correct")]
+        df["human_both_correct"] = true[0] & true[1]
     try:
         labels = conform(df, ANNOTATIONS, str(path))
     except SchemaError as exc:

@@ -6,16 +6,19 @@
   ``POST /api/skip`` ``{item_id}``, ``POST /api/undo``: need the token in ``X-CSRF-Token``.
 - ``GET /api/progress``: labels per bin and provider, budget, agreement.
 
-Guards: a request whose ``Host`` is not this server's gets 403 (DNS rebinding; not checked when
-bound to every interface); a POST with a
-foreign ``Origin`` or without a valid token gets 403; a malformed body gets 400 naming the
-field; a label for an item that is no longer open gets 409.
+Guards: a request whose ``Host`` is not one of this server's names gets 403 (DNS rebinding: a
+page of another site that resolves its own name to this machine still sends its own name); a
+POST whose ``Origin`` is not one of those names, or without a valid token, gets 403; a malformed
+body gets 400 naming the field; a label for an item that is no longer open gets 409. Bound to
+every interface (``--host 0.0.0.0``) the server must be told the names people reach it by, and
+it also wants a secret: the URL it prints carries ``?key=``, which the page turns into a
+cookie; any request without it gets 403, so nobody else on the network labels in your name.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import hmac
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -23,13 +26,19 @@ from typing import Any
 from aiohttp import web
 
 from sideways.annotation_app.service import BadRequest, Conflict, LabelService
+from sideways.core.errors import SidewaysError
+from sideways.core.jsonl import parse_line
 
 TOKEN_HEADER = "X-CSRF-Token"
 SERVICE = web.AppKey("service", LabelService)
-HOSTS = web.AppKey("hosts", frozenset[str])  # empty: any host
+HOSTS = web.AppKey("hosts", frozenset[str])  # the Host headers this server answers ("name:port")
+SECRET = web.AppKey("secret", str)  # "" on a loopback bind; else what the printed URL's ?key= holds
+COOKIE = "sideways_key"
 WILDCARDS = ("0.0.0.0", "::", "")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _TYPES = {"html": "text/html", "js": "text/javascript", "css": "text/css"}
-_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'"
+_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -41,19 +50,42 @@ def _error(status: int, message: str, field: str | None = None) -> web.Response:
     return web.json_response(body, status=status)
 
 
-@web.middleware
-async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """403 for a foreign Host, and for a POST with a foreign Origin or no valid token."""
-    hosts = request.app[HOSTS]
-    if hosts and request.host not in hosts:
-        return _error(403, f"host {request.host!r} is not this server")
+def authority(name: str, port: int) -> str:
+    """``name:port`` as a Host header says it (an IPv6 address in brackets)."""
+    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+
+
+def _refusal(request: web.Request) -> web.Response | None:
+    """The 403 for a foreign Host, a missing secret, or a POST with a foreign Origin or no valid token."""
+    hosts, secret = request.app[HOSTS], request.app[SECRET]
+    if request.host not in hosts:
+        return _error(403, f"host {request.host[:80]!r} is not this server")
+    given = request.cookies.get(COOKIE) or request.query.get("key") or ""
+    if secret and not hmac.compare_digest(given.encode(), secret.encode()):
+        return _error(403, "open the URL `sideways annotate serve` printed (with its ?key=)")
     if request.method == "POST":
         origin = request.headers.get("Origin")
-        if origin is not None and origin != f"http://{request.host}":
-            return _error(403, f"origin {origin!r} is not this server")
+        if origin is not None and origin.removeprefix("http://") not in hosts:
+            return _error(403, f"origin {origin[:80]!r} is not this server")
         if not request.app[SERVICE].valid(request.headers.get(TOKEN_HEADER)):
             return _error(403, f"missing or invalid {TOKEN_HEADER} header (GET /api/next gives one)")
-    response = await handler(request)
+    return None
+
+
+@web.middleware
+async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse what :func:`_refusal` refuses; never a traceback for a request nobody could serve."""
+    refused = _refusal(request)
+    if refused is not None:
+        return refused
+    try:
+        response = await handler(request)
+    except BadRequest as exc:
+        response = _error(400, str(exc), exc.field)
+    except OSError as exc:  # the disk is full or failing: the label was not saved, the app keeps serving
+        response = _error(507, f"the label file could not be written ({exc.strerror or exc}); nothing was saved")
+    if request.app[SECRET] and request.query.get("key") == request.app[SECRET]:
+        response.set_cookie(COOKIE, request.app[SECRET], httponly=True, samesite="Strict")
     response.headers.setdefault("Cache-Control", "no-store")
     return response
 
@@ -61,10 +93,11 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 async def _body(request: web.Request) -> Any:
     if not request.can_read_body:
         return {}
+    data = await request.read()  # over client_max_size: 413
     try:
-        return json.loads(await request.text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest("body", f"not JSON ({exc})") from exc
+        return parse_line(data, "body")
+    except SidewaysError as exc:
+        raise BadRequest("body", str(exc).removeprefix("body: ")) from exc
 
 
 async def next_item(request: web.Request) -> web.Response:
@@ -110,16 +143,22 @@ def _static(name: str) -> Handler:
     return handle
 
 
-def make_app(service: LabelService, host: str, port: int) -> web.Application:
-    """The app for ``service``, answering only requests addressed to ``host:port`` (or localhost).
+def make_app(service: LabelService, host: str, port: int, names: tuple[str, ...] = (),
+             secret: str = "") -> web.Application:
+    """The app for ``service``, answering only requests addressed to ``host:port``, this machine's
+    loopback names, or one of ``names`` (the names people type to reach it).
 
-    Bound to every interface (``0.0.0.0``), it cannot know the names people use to reach it, so
-    it takes any Host header; the token and Origin checks still apply.
+    Bound to every interface (``0.0.0.0``, ``::``) it needs ``names`` and a ``secret``: it never
+    takes any Host header, and a request must carry the secret (cookie or ``?key=``).
     """
+    if host in WILDCARDS and (not names or not secret):
+        raise SidewaysError(f"--host {host or '(every interface)'}: give --allow-host NAME for each name people "
+                            "use to reach this machine (a wildcard bind answers no other Host)")
     app = web.Application(middlewares=[guard], client_max_size=64 * 1024)
     app[SERVICE] = service
-    names = () if host in WILDCARDS else (host, "127.0.0.1", "localhost")
-    app[HOSTS] = frozenset(f"{name}:{port}" for name in names)
+    app[SECRET] = secret
+    bound = () if host in WILDCARDS else (host,)
+    app[HOSTS] = frozenset(authority(name, port) for name in (*bound, *LOOPBACK, *names))
     app.router.add_get("/", _static("index.html"))
     for name in ("app.js", "app.css"):
         app.router.add_get(f"/static/{name}", _static(name))

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,12 +27,16 @@ from sideways.annotation_app.store import LabelStore
 
 MAX_NOTE = 2000
 MAX_SESSIONS = 1000  # a script calling GET /api/next without its token opens a session each time
+# A session that has not asked for an item for this long no longer holds one: a reload opens a
+# new session, and the old one's item must not stay hidden from everyone else forever.
+HOLD_S = 300.0
 
 
 class BadRequest(ValueError):
     """A malformed request body; ``field`` names what is wrong (HTTP 400)."""
 
     def __init__(self, field: str, message: str) -> None:
+        field = field if field.isidentifier() else repr(field)[:60]  # a client's key, shown on one line
         super().__init__(f"{field}: {message}")
         self.field = field
 
@@ -42,10 +47,12 @@ class Conflict(RuntimeError):
 
 @dataclass
 class Session:
-    """One browser or script: the item it holds, and an item to show first (after an undo)."""
+    """One browser or script: the item it holds, an item to show first (after an undo), and when
+    it last asked for an item (``time.monotonic``)."""
 
     held: ItemKey | None = None
     pinned: ItemKey | None = None
+    seen: float = 0.0
 
 
 def utc_now() -> str:
@@ -63,10 +70,11 @@ class LabelService:
     """Labels of ``annotator`` on ``items`` (one split), appended to ``store``."""
 
     def __init__(self, items: Sequence[Item], plan: Plan, store: LabelStore, annotator: str,
-                 clock: Callable[[], str] = utc_now) -> None:
+                 clock: Callable[[], str] = utc_now, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.items = {i.candidate.key: i for i in items}
         self.candidates = [i.candidate for i in items]
         self.plan, self.store, self.annotator, self.clock = plan, store, annotator, clock
+        self.monotonic = monotonic
         key = secrets.token_bytes(16)
         self.ids = {k: hmac.new(key, "\x1f".join(k).encode(), hashlib.sha256).hexdigest()[:24] for k in self.items}
         self.keys = {v: k for k, v in self.ids.items()}
@@ -78,7 +86,7 @@ class LabelService:
         with self.lock:
             while len(self.sessions) >= MAX_SESSIONS:
                 del self.sessions[next(iter(self.sessions))]  # the oldest
-            self.sessions[token] = Session()
+            self.sessions[token] = Session(seen=self.monotonic())
         return token
 
     def valid(self, token: str | None) -> bool:
@@ -92,6 +100,7 @@ class LabelService:
         """The next item for this session (the one it holds, if still open), or None when done."""
         with self.lock:
             session = self.sessions[token]
+            session.seen = now = self.monotonic()
             events = self.store.events()
             open_ = self._open(events)
             for key in (session.pinned, session.held):
@@ -99,7 +108,8 @@ class LabelService:
                     session.held = key
                     break
             else:
-                others = [s.held for t, s in self.sessions.items() if t != token and s.held is not None]
+                others = [s.held for t, s in self.sessions.items()
+                          if t != token and s.held is not None and now - s.seen < HOLD_S]
                 chosen = next_item(self.plan, self.candidates, events, self.annotator, others)
                 session.held = None if chosen is None else chosen.key
             session.pinned = None

@@ -9,8 +9,8 @@ lands before or after a write, never inside it, so every acknowledged line is on
 
 from __future__ import annotations
 
+import errno
 import fcntl
-import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -19,31 +19,19 @@ from typing import Any
 
 from sideways.annotation.log import Event, replay
 from sideways.core.errors import SchemaError
+from sideways.core.jsonl import decode, encode_line, parse_text
 
 
 def _records(text: str, first: int, source: str) -> tuple[list[dict[str, Any]], list[int]]:
     """The JSON objects of ``text`` (whole lines), numbered from line ``first``."""
     if text and not text.endswith("\n"):
         raise SchemaError(f"{source}: line {first + text.count(chr(10))} has no end of line (a half-written line?)")
-    records: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    for lineno, line in enumerate(text.split("\n")[:-1], start=first):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SchemaError(f"{source}: line {lineno}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise SchemaError(f"{source}: line {lineno}: expected a JSON object")
-        records.append(row)
-        numbers.append(lineno)
-    return records, numbers
+    return parse_text(text[:-1], source, first)
 
 
 def encode(record: Mapping[str, Any]) -> bytes:
-    """One record as one line of JSON (keys in the given order, no newline inside)."""
-    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    """One record as one line of JSON (keys in the given order, no line break inside)."""
+    return encode_line(record)
 
 
 class LabelStore:
@@ -74,7 +62,7 @@ class LabelStore:
                 chunks.append(chunk)
             data = b"".join(chunks)
             first = self._next_line
-            records, lines = _records(data.decode("utf-8"), first, str(self.path))
+            records, lines = _records(decode(data, str(self.path)), first, str(self.path))
             self._records += records
             self._lines += lines
             self._offset += len(data)
@@ -112,13 +100,25 @@ class LabelStore:
                 check(events)
             data = b"".join(encode(r) for r in records())
             if data:
-                written = os.write(fd, data)
-                if written != len(data):
-                    raise OSError(f"{self.path}: short write ({written} of {len(data)} bytes)")
-                os.fsync(fd)
+                _write_whole(fd, data, self.path)
             return self._load(fd)
         finally:
             os.close(fd)  # closing releases the lock
+
+def _write_whole(fd: int, data: bytes, path: Path) -> None:
+    """Append ``data`` and fsync it, or leave the file as it was: a full disk (``ENOSPC``), a short
+    write or a failed fsync cuts the file back to its length before, so no half line stays behind."""
+    before = os.fstat(fd).st_size
+    try:
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(errno.ENOSPC, f"{path}: short write ({written} of {len(data)} bytes)")
+        os.fsync(fd)
+    except OSError:
+        os.ftruncate(fd, before)
+        os.fsync(fd)
+        raise
+
 
 def extend(store: LabelStore, records: list[dict[str, Any]]) -> int:
     """Append the ``records`` whose (riddle_id, model, annotator) has no label in the file yet, in

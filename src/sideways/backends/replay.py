@@ -29,7 +29,8 @@ from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec
-from sideways.core.errors import ReplayError
+from sideways.core.errors import ReplayError, SidewaysError
+from sideways.core.jsonl import read_jsonl
 from sideways.llm.cache import canonical_json
 from sideways.llm.extract_requests import ROW_COLUMNS, parse_extraction
 from sideways.llm.parsing import parse_prediction, parse_verdict
@@ -39,18 +40,21 @@ def read_any(path: Path) -> pd.DataFrame:
     """A table from JSONL/JSON/CSV/Parquet, chosen by suffix; errors name the file."""
     if not path.is_file():
         raise ReplayError(f"{path}: replay file not found")
+    if path.suffix not in (".parquet", ".csv", ".jsonl", ".ndjson", ".json"):
+        raise ReplayError(f"{path}: unknown replay format {path.suffix!r} (use .jsonl, .json, .csv or .parquet)")
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
         if path.suffix == ".csv":
             return pd.read_csv(path, dtype=str, keep_default_na=False)
         if path.suffix in (".jsonl", ".ndjson"):
-            return pd.read_json(path, lines=True, dtype=False)
-        if path.suffix == ".json":
-            return pd.DataFrame(json.loads(path.read_text()))
-    except (ValueError, OSError) as exc:
-        raise ReplayError(f"{path}: not a readable {path.suffix} table ({exc})") from exc
-    raise ReplayError(f"{path}: unknown replay format {path.suffix!r} (use .jsonl, .json, .csv or .parquet)")
+            return pd.DataFrame(read_jsonl(path))  # the one JSON Lines reader (core.jsonl)
+        return pd.DataFrame(json.loads(path.read_bytes()))
+    except SidewaysError as exc:
+        raise ReplayError(str(exc)) from exc
+    except Exception as exc:  # pandas and pyarrow raise many types on a file someone sent
+        why = f"{type(exc).__name__}: {str(exc)[:120]}"
+        raise ReplayError(f"{path}: not a readable {path.suffix} table ({why})") from exc
 
 
 def _options(spec: ModelSpec | JudgeSpec, where: str) -> tuple[Path, list[str]]:

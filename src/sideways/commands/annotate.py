@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from sideways.annotation.agreement import agreement
 from sideways.annotation_app.items import Item, load_items
 from sideways.annotation_app.queue import Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.artifacts import paths
-from sideways.artifacts.schema import SPLITS
+from sideways.artifacts.io import read_table
+from sideways.artifacts.schema import RIDDLES, SPLITS
 from sideways.commands import Subparsers, add_params_option, run_alone
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
@@ -58,6 +60,8 @@ def register(sub: Subparsers) -> None:
     serve.add_argument("--annotator", required=True, help="your name, written on every label")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a name people use to reach this machine (needed with --host 0.0.0.0; repeatable)")
     imp = actions.add_parser("import", help="append a layton-eval annotation file to data/labels/<split>.jsonl",
                              description=IMPORT)
     imp.add_argument("file", type=Path, help="the layton-eval annotation file (JSON Lines)")
@@ -85,16 +89,18 @@ def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
     if args.action == "serve":
-        return serve(params, args.split, args.annotator, args.host, args.port)
+        return serve(params, args.split, args.annotator, args.host, args.port, tuple(args.allow_host))
     if args.action == "import":
         return import_file(params, args.file, args.split, args.annotator)
     return print_stats(params, args.split)
 
 
-def serve(params: Params, split: str, annotator: str, host: str, port: int) -> int:
+def serve(params: Params, split: str, annotator: str, host: str, port: int, names: tuple[str, ...] = ()) -> int:
+    import secrets
+
     from aiohttp import web
 
-    from sideways.annotation_app.app import make_app
+    from sideways.annotation_app.app import WILDCARDS, authority, make_app
     from sideways.annotation_app.service import LabelService
 
     if not annotator.strip() or len(annotator) > 64:
@@ -103,9 +109,13 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int) -> i
     store = LabelStore(label_file(split))
     store.events()  # a damaged label file stops here, naming the line, before anything is served
     service = LabelService(items, plan_for(params, split, items), store, annotator.strip())
+    wildcard = host in WILDCARDS
+    secret = secrets.token_urlsafe(18) if wildcard else ""  # only a wildcard bind needs one
+    app = make_app(service, host, port, names, secret)
+    url = f"http://{authority(names[0] if wildcard else host, port)}/" + (f"?key={secret}" if secret else "")
     print(f"sideways annotate: {len(items)} predictions of {split}, labels in {store.path}; "
-          f"open http://{host}:{port}/ (Ctrl+C stops)", flush=True)
-    web.run_app(make_app(service, host, port), host=host, port=port, print=None)
+          f"open {url} (Ctrl+C stops)", flush=True)
+    web.run_app(app, host=host, port=port, print=None)
     return 0
 
 
@@ -115,10 +125,23 @@ def import_file(params: Params, file: Path, split: str | None, annotator: str) -
         raise SidewaysError(f"{file}: cannot tell the split from the file name; pass --split ({', '.join(SPLITS)})")
     records, lines = read_jsonl_numbered(file)
     rows = convert_annotations(records, lines, params.models, str(file), annotator)
+    _known_riddles(rows, lines, split, file)
     added = extend(LabelStore(label_file(split)), rows)
     print(f"{file}: {len(rows)} labels read, {added} appended to {label_file(split)} "
           f"({len(rows) - added} already there)")
     return 0
+
+
+def _known_riddles(rows: list[dict[str, Any]], lines: list[int], split: str, file: Path) -> None:
+    """Refuse labels of riddles the split does not have (the label log is append-only: they would stay)."""
+    table = paths.split_table(split)
+    if not table.exists():
+        raise SidewaysError(f"{table}: not found; run `dvc repro split` first (import checks the riddle ids)")
+    known = set(read_table(table, RIDDLES)["riddle_id"])
+    unknown = [(r["riddle_id"], n) for r, n in zip(rows, lines, strict=True) if r["riddle_id"] not in known]
+    if unknown:
+        named = ", ".join(f"{r!r} (line {n})" for r, n in unknown[:5])
+        raise SidewaysError(f"{file}: riddle(s) not in the {split} split: {named}; nothing appended")
 
 
 def _kappa(value: float | None) -> str:

@@ -23,6 +23,7 @@ from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings
 from sideways.core import progress
 from sideways.core.errors import ParamsError, SchemaError
+from sideways.core.jsonl import decode, read_jsonl_numbered
 from sideways.llm.l3score_requests import L3Item, L3Outcome
 from sideways.llm.secrets import environment
 
@@ -116,25 +117,20 @@ def read_items(args: argparse.Namespace) -> list[L3Item]:
 
 def read_column(path: Path, field: str) -> list[str]:
     """One field of every item: a JSONL file's ``field`` per line, or a text file's non-blank lines."""
+    if path.suffix == ".jsonl":
+        records, numbers = read_jsonl_numbered(path)
+        values = []
+        for row, n in zip(records, numbers, strict=True):
+            value = row.get(field)
+            if not isinstance(value, str):
+                raise SchemaError(f"{path}:{n}: field {field!r} should be a string, got {value!r:.60}")
+            values.append(value.strip())
+        return values
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = decode(path.read_bytes(), str(path))
     except OSError as exc:
         raise SchemaError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if path.suffix != ".jsonl":
-        return [line.strip() for line in lines if line.strip()]
-    values = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SchemaError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        value = row.get(field) if isinstance(row, dict) else None
-        if not isinstance(value, str):
-            raise SchemaError(f"{path}:{n}: field {field!r} should be a string, got {value!r:.60}")
-        values.append(value.strip())
-    return values
+    return [line.strip() for line in text.split("\n") if line.strip()]
 
 
 def _settings(args: argparse.Namespace) -> tuple[RequestSettings, PriceTable]:

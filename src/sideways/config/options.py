@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
 
 from sideways.config import checks
 from sideways.config.choices import MAX_TOKENS_FIELDS, MaxTokensField
@@ -39,8 +40,22 @@ def _positive_int(value: Any, where: str) -> int:
 def _base_url(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
         raise ParamsError(f"{where}: the openai-compatible backend needs an http(s) base_url, "
-                          f"e.g. http://127.0.0.1:8000/v1 (got {value!r})")
+                          f"e.g. http://127.0.0.1:8000/v1 (got {value!r:.80})")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ParamsError(f"{where}: base_url is not a URL ({exc})") from exc
+    secret = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)
+              if any(word in name.lower() for word in _SECRET_WORDS)]
+    if "@" in parts.netloc or secret:
+        what = "a user or password" if "@" in parts.netloc else f"the query parameter {secret[0]!r}"
+        raise ParamsError(f"{where}: base_url holds {what}; params.yaml goes to git and dvc.lock: "
+                          "put the key in an environment variable or .env and name it with api_key_env")
     return value
+
+
+# Query parameters of a base_url that carry credentials (api-key=, access_token=, sig=, ...).
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "sig", "credential")
 
 
 def _rpm(value: Any, where: str) -> float | None:

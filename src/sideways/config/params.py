@@ -182,11 +182,19 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ParamsError(f"{path}: file not found") from exc
+    except IsADirectoryError as exc:
+        raise ParamsError(f"{path}: is a folder, not a params file") from exc
+    except OSError as exc:
+        raise ParamsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ParamsError(f"{path}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
     except yaml.YAMLError as exc:
-        raise ParamsError(f"{path}: not valid YAML ({exc})") from exc
+        raise ParamsError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
+    except RecursionError as exc:
+        raise ParamsError(f"{path}: nested too deep to read") from exc
     return parse_params(data, source=str(path))
 
 

@@ -1,8 +1,18 @@
 """The errors sideways raises on bad input: each message names the file, key, field or row."""
 
 
+_BREAKS = str.maketrans({"\n": "\\n", "\r": "\\r", "\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\x85"})
+
+
 class SidewaysError(Exception):
-    """Base class: a problem with the user's input or configuration, reported without a traceback."""
+    """Base class: a problem with the user's input or configuration, reported without a traceback.
+
+    The message is always one line: line breaks that came from the input (a key, a value quoted
+    in the message) are shown escaped, so a hostile file cannot forge lines in a log or a terminal.
+    """
+
+    def __str__(self) -> str:
+        return super().__str__().translate(_BREAKS)
 
 
 class SchemaError(SidewaysError, ValueError):

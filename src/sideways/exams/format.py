@@ -51,8 +51,16 @@ def load_exam(path: str | Path) -> Exam:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise SchemaError(f"{path}: exam file not found") from exc
+    except IsADirectoryError as exc:
+        raise SchemaError(f"{path}: is a folder, not an exam file") from exc
+    except OSError as exc:
+        raise SchemaError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise SchemaError(f"{path}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise SchemaError(f"{path}: not valid JSON ({exc})") from exc
+    except (RecursionError, ValueError) as exc:  # nested too deep, an integer of > 4300 digits
+        raise SchemaError(f"{path}: not readable JSON ({str(exc)[:80]})") from exc
     return parse_exam(data, str(path))
 
 

@@ -56,6 +56,10 @@ class JobsFailed(SidewaysError):
         self.total = total
         super().__init__(failure_summary(self.failures, total))
 
+    def __str__(self) -> str:
+        """One line per failed job (each job's own error is one line): not escaped into one."""
+        return Exception.__str__(self)
+
 
 def failure_summary(failures: dict[str, BaseException], total: int | None = None) -> str:
     """The message of :class:`JobsFailed`: how many failed, then one line per failed job."""

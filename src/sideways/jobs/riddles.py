@@ -2,13 +2,15 @@
 
 A job is named as the per-model stage used to be (``predict@<model>-<split>``); its inputs
 fingerprint (:mod:`sideways.artifacts.fingerprint`) covers the model's params entry (and the
-jury, for judge), the seed, the split table, the predictions it grades, and the stage's code and
-prompt templates, so an unchanged job is reused (:mod:`sideways.jobs.coarse`).
+jury, for judge), the seed, the split table, the predictions it grades, the content of the files
+its replay model or judges read, and the stage's code and prompt templates, so an unchanged job
+is reused (:mod:`sideways.jobs.coarse`).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +22,7 @@ from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import JUDGMENTS, PREDICTIONS, RIDDLES
 from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
+from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
@@ -36,14 +39,25 @@ def job_files(stage: str, split: str, model: str) -> JobFiles:
 
 
 def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of predict@<model>-<split>."""
-    return digest("predict", as_fingerprinted(model), params.seed, file_digest(paths.split_table(split)), code)
+    """The fingerprint of predict@<model>-<split> (a replay model's file's content included)."""
+    return digest("predict", as_fingerprinted(model), params.seed, file_digest(paths.split_table(split)), code,
+                  *replay_digests([model]))
 
 
 def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of judge@<model>-<split>: also the jury and the predictions it grades."""
+    """The fingerprint of judge@<model>-<split>: also the jury, the predictions it grades and the
+    files its replay judges read."""
     return digest("judge", as_fingerprinted(model), params.jury, params.seed, file_digest(paths.split_table(split)),
-                  file_digest(paths.predictions(split, model.key)), code)
+                  file_digest(paths.predictions(split, model.key)), code,
+                  *replay_digests(params.jury.panel(model.provider)))
+
+
+def replay_digests(specs: Sequence[ModelSpec | JudgeSpec]) -> list[str]:
+    """The content digests of the files the replay ``specs`` read: a replay file rewritten under the
+    same path is a new input (its path alone, in the spec, would let the job be reused)."""
+    files = [Path(expect_options(s.options, ReplayOptions, s.key).path) for s in specs if s.capabilities.replays]
+    # a missing file: the replay backend's own error names it when the job runs
+    return [file_digest(f) if f.is_file() else f"missing {f}" for f in files]
 
 
 def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,

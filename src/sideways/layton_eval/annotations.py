@@ -29,8 +29,12 @@ def _check(rec: Mapping[str, Any], line: int, source: str) -> None:
     for key in ("is_answer_correct", "is_justification_correct"):
         if not isinstance(rec[key], bool):
             raise SchemaError(f"{source}: line {line}: {key!r} should be true or false, got {rec[key]!r}")
-    if not isinstance(rec.get("provider"), str) or not rec["provider"]:
-        raise SchemaError(f"{source}: line {line}: missing 'provider'")
+    for key in ("riddle_id", "model", "provider"):
+        if not isinstance(rec.get(key), str) or not rec[key].strip():
+            raise SchemaError(f"{source}: line {line}: {key!r} should be a non-empty string, got {rec.get(key)!r:.60}")
+    who = rec.get("annotator")
+    if who is not None and (not isinstance(who, str) or not who.strip()):
+        raise SchemaError(f"{source}: line {line}: 'annotator' should be a non-empty string, got {who!r:.60}")
 
 
 def convert_annotations(records: Sequence[Mapping[str, Any]], lines: Sequence[int], models: Sequence[ModelSpec],

@@ -16,17 +16,15 @@ from typing import Any
 
 from sideways.artifacts.io import atomic_write_bytes
 from sideways.artifacts.previous import previous_output
-from sideways.core.errors import SchemaError
 from sideways.core.jsonl import read_jsonl_numbered
-from sideways.llm.cache import RequestCache, encode
+from sideways.llm.cache import RequestCache, check_key, encode
 
 
 def read_answers(path: Path) -> list[dict[str, Any]]:
     """The records of an answers file; a broken line is an error naming the file and line."""
     records, numbers = read_jsonl_numbered(path)
     for record, number in zip(records, numbers, strict=True):
-        if not isinstance(record.get("key"), str):
-            raise SchemaError(f"{path}: line {number}: a record needs a string 'key'")
+        check_key(record.get("key"), f"{path}: line {number}")
     return records
 
 

@@ -22,12 +22,28 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from sideways.artifacts.io import atomic_write_bytes
+from sideways.core.errors import SchemaError
+from sideways.core.jsonl import dumps_line
 
 CACHE_VERSION = 1
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]{256,}$")
+_KEY = re.compile(r"[0-9a-f]{64}")
+
+
+def is_key(key: object) -> TypeGuard[str]:
+    """Whether ``key`` is a cache key (64 lowercase hex digits): nothing else names a file under the cache."""
+    return isinstance(key, str) and _KEY.fullmatch(key) is not None
+
+
+def check_key(key: object, where: str = "request cache") -> str:
+    """``key`` if it is a cache key; a :class:`SchemaError` naming ``where`` otherwise (a record from a
+    pulled file must not choose where it is written: ``../../x`` would land outside the cache)."""
+    if not is_key(key):
+        raise SchemaError(f"{where}: 'key' must be 64 lowercase hex digits (a SHA-256), got {str(key)[:80]!r}")
+    return key
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -107,10 +123,13 @@ class RequestCache:
         self._prefix = str(self.root)
 
     def path(self, key: str) -> Path:
+        check_key(key)
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The record for ``key``, or None (an unreadable record counts as a miss)."""
+        if not is_key(key):
+            return None
         try:
             with open(f"{self._prefix}/{key[:2]}/{key}.json", "rb") as fh:
                 record = json.loads(fh.read())
@@ -128,6 +147,7 @@ class RequestCache:
         Almost only system calls, which release the GIL: the runner calls it from writer
         threads while the event loop keeps requests flowing.
         """
+        check_key(key)
         path = f"{self._prefix}/{key[:2]}/{key}.json"
         tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
@@ -164,8 +184,8 @@ class RequestCache:
 
 
 def encode(record: Mapping[str, Any]) -> bytes:
-    """A record's bytes on disk (sorted keys, UTF-8)."""
-    return json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
+    """A record's bytes on disk (sorted keys, UTF-8, one line: :func:`~sideways.core.jsonl.dumps_line`)."""
+    return dumps_line(record, sort_keys=True).encode()
 
 
 def make_record(

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sideways.llm.cache import RequestCache
+from sideways.llm.cache import RequestCache, is_key
 
 JOURNAL_DIR = "journal"
 STATUS_SUFFIX = ".status.json"
@@ -196,7 +196,7 @@ def _replay(cache: RequestCache, lines: list[bytes]) -> int:
         except ValueError:
             continue
         key = record.get("key") if isinstance(record, dict) else None
-        if isinstance(key, str) and len(key) == 64 and cache.get(key) is None:
+        if is_key(key) and cache.get(key) is None:
             cache.write_encoded(key, line)
             written += 1
     return written

@@ -28,6 +28,7 @@ from sideways.llm.cache import RequestCache, canonical_json, encode, key_parts, 
 from sideways.llm.journal import Journal, recover
 from sideways.llm.ratelimit import EndpointGate, RpmLimiter
 from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status
+from sideways.llm.secrets import scrub
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ async def run_calls(
             progress.update(plan.take_progress())
             plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
-            result.record = _record(key, call, result, account, options.batch)
+            result.record = _redacted_record(key, call, result, account, options.batch, redact)
             if result.record is not None:
                 journal.append(key, encode(result.record))
             plan.settle(key, result)
@@ -289,6 +290,15 @@ class _Plan:
                 out.append(Result(call, key, r.response, r.error, False, r.attempts, r.elapsed_s,
                                   r.status_code, r.record))
         return out
+
+
+def _redacted_record(key: str, call: Call, result: Result, account: Account, batch: bool,
+                     redact: Redact) -> dict[str, Any] | None:
+    """:func:`_record` with every string redacted, the response kept for rows redacted too: a key
+    a provider echoes in a 200 body reaches neither the cache, the answers files nor the rows."""
+    result.response = scrub(result.response, redact)
+    record = _record(key, call, result, account, batch)
+    return None if record is None else scrub(record, redact)
 
 
 def _record(key: str, call: Call, result: Result, account: Account, batch: bool) -> dict[str, Any] | None:

@@ -71,7 +71,7 @@ def riddles_table(
 def parse_jsonl(text: str, where: str) -> list[Record]:
     """One riddle per non-blank line; a line that is not JSON is an error naming it."""
     records = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(text.split("\n"), start=1):  # "\n" only: U+2028 may sit inside a string
         if not line.strip():
             continue
         try:
@@ -80,6 +80,8 @@ def parse_jsonl(text: str, where: str) -> list[Record]:
             raise RiddleError(f"{where}:{n}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
         except _DuplicateKey as exc:
             raise RiddleError(f"{where}:{n}: field {exc.args[0]!r} given twice") from exc
+        except (RecursionError, ValueError) as exc:  # nested too deep, an integer of > 4300 digits
+            raise RiddleError(f"{where}:{n}: not readable JSON ({str(exc)[:80]})") from exc
     return records
 
 
@@ -237,4 +239,12 @@ def _file(value: Any, at: str, read_image: ReadImage) -> bytes:
 
 def _image_reader(riddle_file: Path) -> ReadImage:
     """Read images relative to the riddle file's folder (the only I/O besides the file itself)."""
-    return lambda rel: (riddle_file.parent / rel).read_bytes()
+    folder = riddle_file.parent.resolve()
+
+    def read(rel: str) -> bytes:
+        path = (folder / rel).resolve()
+        if not path.is_relative_to(folder):  # ../outside.png, or a link out of the folder
+            raise OSError(f"outside the riddle file's folder {folder}")
+        return path.read_bytes()
+
+    return read

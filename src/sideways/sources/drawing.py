@@ -126,7 +126,7 @@ def draw(spec: Spec) -> Image.Image:
     if not isinstance(spec, Mapping):
         raise RiddleError(f"drawing spec must be a mapping, got {type(spec).__name__}")
     kind = spec.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise RiddleError(f"unknown drawing kind {kind!r} (known: {', '.join(sorted(KINDS))})")
     try:
         return KINDS[kind](spec)
