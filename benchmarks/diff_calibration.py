@@ -8,7 +8,8 @@ Usage:
     another seed. Prints, per split and scale, the share of rows called "no detectable change"
     (target >= 95%) and the runs with no row called.
 (b) Power: B is A with --model truly better by round(points * n / 100) riddles (at least one);
-    prints the share of runs whose diff calls it "up", and the other models' false calls.
+    prints the share of runs whose diff calls it "up", and the other models' false calls. The
+    judges and annotators keep their seeds (a rerun), or with --redraw draw with another seed too.
 
 `--scale S`: S times the demo's riddles (renamed copies, new draws) and so S times the labels
 (the label share is params.yaml's). Runs from the bundled demo riddles and params.yaml, without DVC
@@ -44,6 +45,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--model", default="atlas-mini", help="the model that improves (default: atlas-mini)")
     p.add_argument("--power-split", default="llm", help="the split of the power table (default: llm)")
     p.add_argument("--replicates", type=int, default=1000, help="paired draws per diff (default: 1000)")
+    p.add_argument("--redraw", action="store_true",
+                   help="power with B's judges and annotators drawing with another seed too (default: the same seeds)")
+    p.add_argument("--skip-null", action="store_true", help="only the power table")
     p.add_argument("--json", metavar="OUT", help="also write the results to OUT")
     return p.parse_args(argv)
 
@@ -57,20 +61,21 @@ def main(argv: list[str] | None = None) -> int:
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     out: dict[str, Any] = {"null": [], "power": []}
     print("(a) null changes: rows called 'no detectable change'")
-    for scale in args.scale:
+    for scale in [] if args.skip_null else args.scale:
         for split, table in split_riddles.items():
             riddles = resize_riddles(table, len(table) * scale)
             r = null_rate(params, riddles, split, range(args.seeds), replicates=args.replicates)
             out["null"].append({"split": split, "scale": scale, **r})
             print(f"  {split} x{scale:<3} ({len(riddles)} riddles): {100 * r['rate']:5.1f}% of {r['rows']} rows; "
                   f"{r['runs_clean']}/{r['runs']} diffs with no row called")
-    print(f"(b) power: {args.model} truly better on {args.power_split}")
+    print(f"(b) power: {args.model} truly better on {args.power_split}"
+          + (" (judges and annotators redrawn too)" if args.redraw else " (the same judges' and annotators' seeds)"))
     table = split_riddles[args.power_split]
     for scale in args.scale:
         riddles = resize_riddles(table, len(table) * scale)
         for points in args.points:
             r = power(params, riddles, args.power_split, range(args.power_seeds), args.model, points,
-                      replicates=args.replicates)
+                      replicates=args.replicates, redraw=args.redraw)
             out["power"].append({"scale": scale, **r})
             print(f"  x{scale:<3} ({len(riddles)} riddles) {points:g} points (k={r['k']}, "
                   f"{r['true_change']:.1f} points): power {100 * r['power']:5.1f}% ({r['detected']}/{r['runs']}); "

@@ -6,8 +6,8 @@
   change".
 - **Power.** B is A with one model truly better by k riddles: k of its wrong predictions are
   replaced by the right ones its stronger self gives (same judges' and annotators' seeds, as a
-  rerun of the pipeline would have). The share of runs whose diff calls that model "up" is the
-  power to detect a change of k / n.
+  rerun of the pipeline would have; or, with ``redraw``, other seeds for them too). The share of
+  runs whose diff calls that model "up" is the power to detect a change of k / n.
 
 The same library functions as the pipeline's stages, called directly; no file is read or written.
 """
@@ -94,8 +94,9 @@ def improved(riddles: pd.DataFrame, model: ModelSpec, seed: int, k: int) -> tupl
 
 
 def power_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, model: str, k: int, *,
-              replicates: int) -> tuple[int, str, list[str]]:
-    """(riddles changed, the changed model's verdict, the other models' verdicts) of one diff."""
+              replicates: int, redraw: bool = False) -> tuple[int, str, list[str]]:
+    """(riddles changed, the changed model's verdict, the other models' verdicts) of one diff;
+    ``redraw``: B's judges and annotators also draw with another seed (a change plus a null one)."""
     spec = next(m for m in params.models if m.key == model)
     others = pd.concat([simulate_predictions(riddles, m, seed) for m in params.models if m.key != model],
                        ignore_index=True)
@@ -103,9 +104,10 @@ def power_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, mode
     changed, done = improved(riddles, spec, seed, k)
     after = pd.concat([others, changed], ignore_index=True)
     jury_a = judge_all(params, riddles, before, seed)
-    jury_b = judge_all(params, riddles, after, seed)
+    seed_b = seed + 1_000_003 if redraw else seed
+    jury_b = judge_all(params, riddles, after, seed_b)
     a = version("A", params, riddles, before, split, seed, jury_a)
-    b = version("B", params, riddles, after, split, seed, jury_b)
+    b = version("B", params, riddles, after, split, seed_b, jury_b)
     got = verdicts(a, b, split, seed=seed, replicates=replicates)
     return done, got.pop(model), list(got.values())
 
@@ -121,14 +123,14 @@ def null_rate(params: Params, riddles: pd.DataFrame, split: str, seeds: Sequence
 
 
 def power(params: Params, riddles: pd.DataFrame, split: str, seeds: Sequence[int], model: str, points: float, *,
-          replicates: int) -> dict[str, Any]:
+          replicates: int, redraw: bool = False) -> dict[str, Any]:
     """Share of ``seeds`` whose diff calls ``model`` up when it truly gained ``points`` (rounded to
     whole riddles, at least one), and the other models' false calls."""
     k = max(1, round(points / 100 * len(riddles)))
-    runs = [power_run(params, riddles, split, s, model, k, replicates=replicates) for s in seeds]
+    runs = [power_run(params, riddles, split, s, model, k, replicates=replicates, redraw=redraw) for s in seeds]
     full = [r for r in runs if r[0] == k]
     others = [v for r in full for v in r[2]]
-    return {"points": points, "riddles": len(riddles), "k": k, "true_change": 100 * k / len(riddles),
+    return {"points": points, "redraw": redraw, "riddles": len(riddles), "k": k, "true_change": 100 * k / len(riddles),
             "runs": len(full), "detected": sum(r[1] == UP for r in full),
             "power": sum(r[1] == UP for r in full) / len(full) if full else float("nan"),
             "others_called": sum(v != SAME for v in others), "others": len(others)}
