@@ -69,3 +69,12 @@ def test_both_exam_layouts_are_read(tmp_path, monkeypatch):
     new, problems = exam_tables("workspace")
     assert list(new) == ["gpqa"] and len(new["gpqa"][0]) == 3
     assert problems == ["data/exam/detail/mmlu.parquet: not in the workspace"]
+
+
+def test_exam_tie_groups_separate_a_model_right_everywhere_from_one_wrong_everywhere():
+    from sideways.exams.changes import exam_tie_groups
+
+    n = 40
+    table = pd.concat([detail("best", [True] * n), detail("close", [True] * (n - 1) + [False]),
+                       detail("worst", [False] * n)], ignore_index=True)
+    assert exam_tie_groups(table) == {"best": "1", "close": "1", "worst": "2"}

@@ -9,6 +9,9 @@ differences; its standard error is clustered by topic when the exam has more tha
 G / (G - 1) times the sum of squared cluster sums of influences), by question otherwise; the
 interval and p-value use Student's t with G - 1 degrees of freedom. A question is right when it
 earned at least half its points; the flips are the questions that changed side.
+
+The same paired difference between two models of one version gives an exam's tie groups
+(:func:`exam_tie_groups`, in ``metrics/exams.json``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from sideways.scoring.verdicts import tie_groups
 
 #: z_0.80: the power term of the minimal detectable change (80% power), added to the t critical value.
 POWER_Z = 0.8416212335729143
@@ -105,3 +110,22 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
             rows.append({"benchmark": exam, "model": model, "metric": metric,
                          "a": scores[0].get(model, {}).get(metric), "b": scores[1].get(model, {}).get(metric), **got})
     return rows, problems
+
+
+def exam_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
+    """Each model's tie groups on ``metric`` (``"1"``, ``"1,2"``): models in order of the metric,
+    a pair apart when the 95% interval of its paired per-question difference (clustered by
+    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`)."""
+    by_model = {str(m): d for m, d in detail.groupby("model", sort=True)}
+    value = {}
+    for m, d in by_model.items():
+        v = _values(d, metric)
+        value[m] = float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
+    order = sorted(by_model, key=lambda m: (-value[m], m))
+    apart: set[frozenset[str]] = set()
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            got = paired_metric(by_model[a], by_model[b].assign(model=a), metric)
+            if got is not None and (got["lo"] > 0 or got["hi"] < 0):
+                apart.add(frozenset((a, b)))
+    return {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}
