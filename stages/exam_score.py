@@ -1,7 +1,8 @@
 """exam_score: each exam's results for every model that takes it (docs/exams.md, "Results").
 
 metrics/exams.json (DVC metrics, by exam then model: the four multiple-choice metrics with se,
-the short-answer score, latency and cost), metrics/exam_topics.json (per-topic breakdown, by
+the short-answer score, latency and cost, and the tie groups on the exam score: docs/method.md §8),
+metrics/exam_topics.json (per-topic breakdown, by
 exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {}`` both
 metrics files are ``{}``.
 """
@@ -13,6 +14,7 @@ from sideways.artifacts.io import read_table, read_tables, write_json, write_tab
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.config.params import load_params
 from sideways.core import stage
+from sideways.exams.changes import exam_tie_groups
 from sideways.exams.results import detail_table, model_metrics, topic_breakdown
 
 
@@ -31,6 +33,8 @@ def main() -> None:
         detail = detail_table(items, predictions, grades)
         write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
+        for model, groups in exam_tie_groups(detail).items():
+            metrics[exam][model]["tie_groups"] = groups
     write_json(paths.EXAM_METRICS, metrics)
     write_json(paths.EXAM_TOPICS, topics)
 

@@ -1,17 +1,24 @@
-"""rank@<split>: ranks and rank spreads; the leaderboard metrics and plot data for DVC."""
+"""rank@<split>: ranks, rank spreads and tie groups; the leaderboard metrics, pairwise differences
+and plot data for DVC."""
 
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, write_json
-from sideways.artifacts.schema import SCORES
+from sideways.artifacts.schema import ANNOTATIONS, JURY, SCORES
 from sideways.core import stage
-from sideways.scoring.leaderboard import leaderboard_metrics, plot_rows
+from sideways.scoring.leaderboard import headline, leaderboard_metrics, plot_rows
+from sideways.scoring.pairwise import pairwise, tie_label
 from sideways.scoring.ranking import rank_leaderboard
 
 
 def main() -> None:
     args = stage.arguments("split")
     ranked = rank_leaderboard(read_table(paths.scores(args.split), SCORES))
+    pairs = pairwise(ranked, read_table(paths.jury(args.split), JURY),
+                     read_table(paths.annotations(args.split), ANNOTATIONS))
+    ranked["tie_groups"] = [tie_label(pairs["tie_groups"][str(m)]) for m in ranked["model"]]
     write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
+    write_json(paths.headline(args.split), headline(ranked))
+    write_json(paths.pairwise(args.split), pairs)
     write_json(paths.plot(args.split), plot_rows(ranked))
 
 

@@ -40,6 +40,16 @@ def leaderboard(split: str) -> Path:
     return METRICS / f"leaderboard_{split}.json"
 
 
+def headline(split: str) -> Path:
+    """``{model: score}`` of a split: the narrow DVC metric that ``dvc metrics show`` prints in 120 columns."""
+    return METRICS / f"headline_{split}.json"
+
+
+def pairwise(split: str) -> Path:
+    """Every pair of models of a split: paired difference, interval, apart or tied; tie groups."""
+    return METRICS / f"pairwise_{split}.json"
+
+
 def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import pandas as pd
+
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import SCORES
@@ -17,7 +19,8 @@ from sideways.scoring.ranking import rank_leaderboard
 
 DESCRIPTION = """\
 Print, for each split of params.yaml, the leaderboard `dvc repro` computed (rank, rank spread,
-model, score and 95% interval of the interval the ranks follow, provider, the other interval),
+model, score and 95% interval of the interval the ranks follow, provider, the other interval,
+the tie groups: models no paired comparison separates share one),
 then what the paid stages cost on that split, then the exam's results per model. Run `dvc repro`
 (or `make repro`) first."""
 
@@ -33,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     for split in params.splits:
         if not paths.scores(split).exists():
             raise SidewaysError(f"{paths.scores(split)}: not computed yet; run `dvc repro` first")
-        ranked = rank_leaderboard(read_table(paths.scores(split), SCORES))
+        ranked = with_tie_groups(rank_leaderboard(read_table(paths.scores(split), SCORES)), split)
         print(f"\n{split} split, {params.calibration.field}, ranked by the {params.calibration.interval} "
               f"interval (calibration.interval):\n")
         print(format_table(ranked), end="")
@@ -43,6 +46,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nexam {exam} (percent, ± se; docs/exams.md):\n")
         print(format_exam_table(metrics), end="")
     return 0
+
+
+def with_tie_groups(ranked: pd.DataFrame, split: str) -> pd.DataFrame:
+    """``ranked`` with the tie groups the rank stage wrote in the leaderboard metrics, when it did."""
+    path = paths.leaderboard(split)
+    board = json.loads(path.read_text()) if path.exists() else {}
+    groups = [board.get(str(m), {}).get("tie_groups") for m in ranked["model"]]
+    if any(g is None for g in groups):
+        return ranked
+    return ranked.assign(tie_groups=groups)
 
 
 def cost_line(params: Params, split: str) -> str:

@@ -97,12 +97,13 @@ def topic_breakdown(detail: pd.DataFrame) -> dict[str, dict[str, dict[str, float
 
 
 def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
-    """``metrics/exam.json`` as a table, best ``idk_score`` first (evaluate-idk's cells: ``x ± se``)."""
+    """``metrics/exam.json`` as a table, best ``idk_score`` first (evaluate-idk's cells: ``x ± se``),
+    the tie groups on the exam score last."""
     def cell(m: dict[str, Any], key: str) -> str:
         return "-" if m.get(key) is None else f"{m[key]:.2f} ± {m[f'{key}_se']:.2f}"
 
     header = (f"{'model':<16}{'trad_score':>16}{'idk_score':>16}{'idk_freq':>15}{'extract_fail':>15}"
-              f"{'short_answer':>16}{'exam':>8}{'latency s':>11}{'cost $':>10}")
+              f"{'short_answer':>16}{'exam':>8}{'latency s':>11}{'cost $':>10}{'tie group':>11}")
     lines = [header]
     order = sorted(metrics, key=lambda k: (-(metrics[k].get("idk_score") or -1e9), k))
     for key in order:
@@ -111,5 +112,6 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
         cost = "-" if m.get("cost_usd") is None else f"{m['cost_usd']:.4f}"
         exam = "-" if m.get("exam_score") is None else f"{m['exam_score']:.1f}"
         lines.append(f"{key:<16}{cell(m, 'trad_score'):>16}{cell(m, 'idk_score'):>16}{cell(m, 'idk_freq'):>15}"
-                     f"{cell(m, 'extract_fail'):>15}{cell(m, 'short_answer'):>16}{exam:>8}{lat:>11}{cost:>10}")
+                     f"{cell(m, 'extract_fail'):>15}{cell(m, 'short_answer'):>16}{exam:>8}{lat:>11}{cost:>10}"
+                     f"{m.get('tie_groups', '-'):>11}")
     return "\n".join(lines) + "\n"

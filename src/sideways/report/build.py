@@ -14,6 +14,8 @@ from sideways.report.explorer import explorer
 from sideways.report.inputs import ExamTables, SplitTables
 from sideways.report.leaderboard import leaderboard_rows
 from sideways.report.outcomes import prediction_outcomes
+from sideways.scoring.pairwise import pairwise
+from sideways.scoring.ranking import rank_leaderboard
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,10 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
 
 
 def build_report(splits: dict[str, SplitTables], params: Params, header: dict[str, Any],
-                 exams: Sequence[ExamTables] = ()) -> Report:
+                 exams: Sequence[ExamTables] = (), compare: dict[str, Any] | None = None) -> Report:
     """The whole report from each split's tables and each exam's (a page each, in the order
-    given; none without exams); ``header`` says what produced it."""
+    given; none without exams); ``header`` says what produced it. ``compare`` (``sideways report
+    --compare REV``): the rows of ``sideways diff REV`` for the compare page."""
     field = params.calibration.field
     models = [m.key for m in params.models]
     summary: dict[str, Any] = {
@@ -66,7 +69,9 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
             "analytics": split_analytics(t, outcomes, field, models),
             "index": index,
             "chunks": len(chunks[split]),
+            "pairwise": pairwise(rank_leaderboard(t.scores), t.jury, t.annotations),
         }
+    summary["compare"] = compare
     summary["exams"], exam_chunks = [], {}
     for e in exams:
         page, exam_chunks[e.key] = exam_page(e, models)

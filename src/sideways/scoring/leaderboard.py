@@ -87,6 +87,8 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
             "worst_rank": int(r["worst_rank"]),
             "n_hints": int(r["n_hints"]),
         }
+        if "tie_groups" in r:
+            entry["tie_groups"] = str(r["tie_groups"])
         known = pd.notna(r["true_score"])
         for which, cover in (("published", "covered"), ("posterior", "posterior_covered")):
             values = interval_values(r, which)
@@ -100,6 +102,13 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
             entry["true_score"] = round(100 * float(r["true_score"]), 1)
         out[str(r["model"])] = entry
     return out
+
+
+def headline(ranked: pd.DataFrame) -> dict[str, float | None]:
+    """``{model key: score}``, the score the ranks follow: one short column per model, so that
+    ``dvc metrics show metrics/headline_llm.json metrics/headline_vlm.json`` fits 120 columns."""
+    metrics = leaderboard_metrics(ranked)
+    return {model: entry.get("score") for model, entry in sorted(metrics.items())}
 
 
 def plot_rows(ranked: pd.DataFrame) -> list[dict[str, Any]]:
@@ -131,12 +140,13 @@ def format_table(board: pd.DataFrame) -> str:
 
     Score and CI are those of the interval the ranks follow; one more column shows the other
     interval as "score ± CI". In simulation (a known ``true_score``) the true score follows, and
-    whether each interval covers it.
+    whether each interval covers it; then, when the board has them, the tie groups (method.md §8).
     """
     name = _ranked_by(board)
     other = _other(name)
     sim = "true_score" in board and board["true_score"].notna().any()
-    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ())]
+    ties = "tie_groups" in board.columns
+    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ()), *(("tie group",) * ties)]
     cover = {"published": "covered", "posterior": "posterior_covered"}
     blocks = []
     groups = list(board.groupby("n_hints", sort=True))
@@ -152,6 +162,8 @@ def format_table(board: pd.DataFrame) -> str:
                 known = pd.notna(r["true_score"])
                 cells += [f"{100 * r['true_score']:.1f}" if known else ""]
                 cells += [_yes(r[cover[k]]) if known else "" for k in (name, other)]
+            if ties:
+                cells.append(r["tie_groups"])
             lines.append("| " + " | ".join(map(str, cells)) + " |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"

@@ -1,5 +1,7 @@
 /* sideways report: renders window.SIDEWAYS (data/report.js) into three tabs, and a page per exam.
- * Each tab has an address: #leaderboard, #analytics, #explorer, #exam/<key>.
+ * Each tab has an address: #leaderboard, #analytics, #explorer, #compare, #exam/<key>; a split's tab
+ * takes the split and a target after it: #leaderboard/vlm/<model>, #compare/llm/<model>,
+ * #explorer/llm/<riddle id> (that riddle alone), so a link can be shared in a review.
  * Every piece of data becomes text through textContent / createTextNode, never markup:
  * model answers, justifications, judge output and riddle text are untrusted. */
 "use strict";
@@ -48,10 +50,13 @@
     p.appendChild(el("span", {}, ` \u00b7 params ${h.params} \u00b7 data ${h.data} \u00b7 field ${h.field}, method ${h.method}`));
     const sel = document.getElementById("split");
     for (const s of SPLITS) sel.appendChild(el("option", { value: s }, s));
-    sel.addEventListener("change", () => { state.split = sel.value; state.rendered = {}; show(state.tab); });
+    sel.addEventListener("change", () => {
+      state.split = sel.value; state.rendered = {}; state.target = null; state.only = null;
+      history.replaceState(null, "", "#" + address(state.tab)); show(state.tab);
+    });
     examTabs();
     for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => go(b.dataset.tab));
-    window.addEventListener("hashchange", () => show(tabOf(location.hash)));
+    window.addEventListener("hashchange", () => open(location.hash));
   }
 
   /* The tab a URL fragment names (the leaderboard for none or an unknown one). */
@@ -59,9 +64,39 @@
     const tab = decodeURIComponent(hash.replace(/^#/, ""));
     return Object.prototype.hasOwnProperty.call(RENDER, tab) ? tab : "leaderboard";
   }
+  /* #<tab>[/<split>[/<target>]]: the split when it is not the first, then a model or a riddle. */
+  function address(tab, target) {
+    if (tab.startsWith("exam/")) return tab;
+    return tab + (state.split !== SPLITS[0] || target ? "/" + state.split : "") + (target ? "/" + target : "");
+  }
+  function route(hash) {
+    const parts = decodeURIComponent(hash.replace(/^#/, "")).split("/");
+    if (parts[0] === "exam") return { tab: tabOf("#" + parts.slice(0, 2).join("/")), split: null, target: null };
+    return { tab: tabOf("#" + parts[0]), split: SPLITS.includes(parts[1]) ? parts[1] : null, target: parts.slice(2).join("/") || null };
+  }
+  function open(hash) {
+    const r = route(hash);
+    if (r.split && r.split !== state.split) {
+      state.split = r.split; document.getElementById("split").value = r.split; state.rendered = {};
+    }
+    state.target = r.target;
+    state.only = r.tab === "explorer" ? r.target : null;
+    if (r.target) state.rendered[r.tab] = false;  /* redraw to show the target */
+    show(r.tab);
+  }
   function go(tab) {
-    if (tabOf("#" + tab) !== tabOf(location.hash)) history.pushState(null, "", "#" + tab);
+    if (tabOf("#" + tab) !== tabOf(location.hash)) history.pushState(null, "", "#" + address(tab));
+    state.target = null; state.only = null;
     show(tab);
+  }
+  /* The row of a model (leaderboard, compare) named by the address: marked and scrolled to. */
+  function focusTarget(tab) {
+    if (!state.target || tab === "explorer") return;
+    for (const row of document.querySelectorAll(`section[id="${tab}"] [data-model]`)) {
+      const hit = row.dataset.model === state.target;
+      row.classList.toggle("target", hit);
+      if (hit) row.scrollIntoView({ block: "center" });
+    }
   }
   function show(tab) {
     state.tab = tab;
@@ -70,6 +105,7 @@
     document.querySelector("label.split").hidden = tab.startsWith("exam/");  /* exams have no split */
     const rendered = tab.startsWith("exam/") ? examsRendered : state.rendered;  /* a split change redraws the split's tabs only */
     if (!rendered[tab]) { RENDER[tab](); rendered[tab] = true; }
+    focusTarget(tab);
   }
 
   /* ---------- leaderboard ---------- */
@@ -109,6 +145,7 @@
     const body = el("tbody", {}, ...rows.map((r) => el("tr", { "data-model": r.model }, ...cols.map(([k]) => {
       if (k === "interval") return el("td", {}, intervalBar(r));
       if (k === "covered") return el("td", {}, r.covered === null ? "" : r.covered ? "yes" : "NO");
+      if (k === "model_name") return el("td", {}, el("a", { href: "#" + address("leaderboard", r.model) }, r.model_name));
       const v = k === "score" || k === "ci" || k === "true_score" ? fmt(r[k]) : r[k];
       return el("td", { class: typeof r[k] === "number" ? "num" : null }, v);
     }))));
@@ -221,6 +258,7 @@
     o.replaceChildren(...OUTCOMES.map(([v, label]) => el("option", { value: v }, label)));
   }
   function matches() {
+    if (state.only) return data().index.filter((r) => r.id === state.only);
     const mi = MODELS.indexOf(document.getElementById("ex-model").value);
     const cat = document.getElementById("ex-category").value, out = document.getElementById("ex-outcome").value;
     const q = document.getElementById("ex-search").value.trim().toLowerCase();
@@ -299,8 +337,9 @@
     explorerControls();
     refresh();
     if (observer) return;
-    for (const id of ["ex-model", "ex-category", "ex-outcome"]) document.getElementById(id).addEventListener("change", refresh);
-    document.getElementById("ex-search").addEventListener("input", refresh);
+    const again = () => { state.only = null; refresh(); };
+    for (const id of ["ex-model", "ex-category", "ex-outcome"]) document.getElementById(id).addEventListener("change", again);
+    document.getElementById("ex-search").addEventListener("input", again);
     document.getElementById("ex-more-button").addEventListener("click", more);
     observer = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting) && state.tab === "explorer") more(); });
     observer.observe(document.getElementById("ex-more"));
@@ -447,8 +486,64 @@
     for (const td of card.querySelectorAll("td")) if (td.querySelector(".reply")) td.className = "text";
   }
 
-  const RENDER = { leaderboard: renderLeaderboard, analytics: renderAnalytics, explorer: renderExplorer };
+  /* ---------- compare ---------- */
+  const signed = (x) => (x === null || x === undefined || Number.isNaN(x) ? "\u2014" : (x > 0 ? "+" : "") + fmt(x));
+  function pairwiseMatrix() {
+    const pw = data().pairwise || { pairs: [], tie_groups: {} };
+    const order = data().leaderboard.slice().sort((a, b) => a.rank - b.rank || (a.model < b.model ? -1 : 1)).map((r) => r.model);
+    const cell = {};
+    for (const p of pw.pairs) {
+      cell[p.a + "\u0000" + p.b] = p;
+      cell[p.b + "\u0000" + p.a] = { ...p, change: -p.change, lo: -p.hi, hi: -p.lo };
+    }
+    const rows = order.map((a) => el("tr", { "data-model": a }, el("th", {}, el("a", { href: "#" + address("compare", a) }, NAME[a] || a)),
+      el("td", {}, (pw.tie_groups[a] || []).join(",")), ...order.map((b) => {
+        const p = cell[a + "\u0000" + b];
+        if (!p) return el("td", { class: "muted" }, a === b ? "\u00b7" : "");
+        const cls = !p.apart ? "tie" : p.change > 0 ? "above" : "below";
+        return el("td", { class: "num " + cls, title: `${NAME[a] || a} \u2212 ${NAME[b] || b}: ${signed(p.change)} [${signed(p.lo)}, ${signed(p.hi)}]` },
+          `${signed(p.change)} [${signed(p.lo)}, ${signed(p.hi)}]`);
+      })));
+    return el("table", { id: "pairwise" }, el("thead", {}, el("tr", {}, el("th", {}, "row \u2212 column"), el("th", {}, "tie group"),
+      ...order.map((b) => el("th", {}, NAME[b] || b)))), el("tbody", {}, ...rows));
+  }
+  function changeBar(r) {
+    const bar = el("div", { class: "interval change", title: `${signed(r.change)} [${signed(r.lo)}, ${signed(r.hi)}] points` });
+    const at = (x) => Math.max(0, Math.min(100, 50 + x)) + "%";  /* -50..+50 points */
+    const span = el("span", { class: "ci" }); span.style.left = at(r.lo); span.style.width = `calc(${at(r.hi)} - ${at(r.lo)} + 1px)`;
+    const zero = el("span", { class: "zero" }); zero.style.left = "50%";
+    const pt = el("span", { class: "pt" }); pt.style.left = at(r.change);
+    bar.append(zero, span, pt);
+    return bar;
+  }
+  function flipLinks(ids) {
+    if (!ids.length) return "0";
+    return el("span", {}, `${ids.length}: `, ...ids.flatMap((id, i) => [i ? ", " : null,
+      el("a", { href: "#explorer/" + state.split + "/" + id }, id)]).filter((x) => x !== null));
+  }
+  function renderCompare() {
+    const sec = document.getElementById("compare");
+    sec.replaceChildren(el("h2", {}, `Pairwise differences, ${state.split} split (paired 95% intervals, points)`), pairwiseMatrix(),
+      el("p", { class: "legend" }, "Each cell: row model minus column model on the same riddles, with its paired 95% interval. " +
+        "Green / red: the interval excludes 0; grey: a tie. Models that share a tie group are separated by no comparison."));
+    const C = D.compare;
+    if (!C) {
+      sec.appendChild(el("p", { class: "muted" }, "`sideways report --compare REV` adds each model's change against REV here."));
+      return;
+    }
+    const rows = C.rows.filter((r) => r.benchmark === state.split);
+    sec.appendChild(el("h2", {}, `Change against ${C.against}, ${state.split} split`));
+    sec.appendChild(el("table", { id: "changes" }, el("thead", {}, el("tr", {}, ...["model", C.against, "now", "change", "95% interval (\u221250..+50)",
+      "verdict", "MDE", "right \u2192 wrong", "wrong \u2192 right"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, ...rows.map((r) => el("tr", { "data-model": r.model, class: r.verdict === "no detectable change" ? null : "moved" },
+        el("td", {}, NAME[r.model] || r.model), el("td", { class: "num" }, fmt(r.a)), el("td", { class: "num" }, fmt(r.b)),
+        el("td", { class: "num" }, `${signed(r.change)} [${signed(r.lo)}, ${signed(r.hi)}]`), el("td", {}, changeBar(r)),
+        el("td", {}, r.verdict), el("td", { class: "num" }, fmt(r.mde)), el("td", {}, flipLinks(r.to_wrong)), el("td", {}, flipLinks(r.to_right)))))));
+    for (const p of C.not_compared) sec.appendChild(el("p", { class: "muted" }, "not compared: " + p));
+  }
+
+  const RENDER = { leaderboard: renderLeaderboard, analytics: renderAnalytics, explorer: renderExplorer, compare: renderCompare };
   header();
-  show(tabOf(location.hash));
+  open(location.hash);
   performance.mark("sideways:first-render");  /* read by benchmarks/report.py */
 })();

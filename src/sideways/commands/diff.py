@@ -1,0 +1,213 @@
+"""``sideways diff [A] [B]``: which changes between two versions are real (docs/method.md §8).
+
+Reads both versions' per-item tables through DVC (:mod:`sideways.commands.revisions`), computes
+every shared model's paired change per benchmark with its interval, the Benjamini-Hochberg
+verdict over every row, the minimal detectable change and the flipped items, and prints them
+as a terminal table, JSON (``--json``) or Markdown for a pull request (``--md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sideways.artifacts import paths
+from sideways.artifacts.schema import SPLITS
+from sideways.commands import Subparsers
+from sideways.commands.revisions import WORKSPACE, read_files
+from sideways.exams.changes import exam_changes
+from sideways.scoring.changes import Changes, SplitVersion, split_changes
+from sideways.scoring.paired import REPLICATES
+from sideways.scoring.verdicts import Difference, bh_adjusted, verdict
+
+DESCRIPTION = """\
+Compare two versions of the results: A and B are git revisions (HEAD, HEAD~1, a branch, a tag,
+a sha), `dvc exp` names, or `workspace` (default: HEAD against the workspace, as `dvc metrics
+diff`). Both versions' per-item tables are read through DVC (the cache, else the default
+remote): nothing is recomputed, no stage runs, no API key is needed. For each benchmark and each
+model in both: the change of its calibrated score with a paired 95% interval (both versions'
+riddles and labels resampled together), a verdict (up, down, no detectable change) after
+Benjamini-Hochberg across every row, the smallest change the data could detect (80% power),
+and the items that flipped (right to wrong, wrong to right; listed with --items). What cannot
+be compared is said in one line each."""
+
+COLUMNS = ("benchmark", "model", "metric", "A", "B", "change", "95% interval", "verdict", "MDE", "flips -/+")
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("diff", help="which changes between two versions are real", description=DESCRIPTION)
+    p.add_argument("a", nargs="?", default="HEAD", help="the old version (default: HEAD)")
+    p.add_argument("b", nargs="?", default=WORKSPACE, help=f"the new version (default: {WORKSPACE})")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the rows as JSON")
+    form.add_argument("--md", action="store_true", help="print a Markdown table (a pull-request comment)")
+    p.add_argument("--items", action="store_true", help="list the flipped items of each row")
+    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap (default: 0)")
+    p.add_argument("--replicates", type=int, default=REPLICATES, help=f"bootstrap replicates (default: {REPLICATES})")
+    p.add_argument("--riddles", action="store_true",
+                   help="also resample the riddles: the change on a new draw of riddles, not on these")
+    p.set_defaults(func=run)
+
+
+def split_files() -> list[Path]:
+    return [f(s) for s in SPLITS for f in (paths.jury, paths.annotations, paths.scores)]
+
+
+def _table(files: dict[Path, bytes | str], path: Path, problems: list[str]) -> pd.DataFrame | None:
+    """A Parquet file of one version as a frame; None, with the reason kept, when it is missing."""
+    data = files[path]
+    if isinstance(data, str):
+        problems.append(data)
+        return None
+    return pd.read_parquet(BytesIO(data))
+
+
+def _version(name: str, files: dict[Path, bytes | str], split: str, problems: list[str]) -> SplitVersion:
+    tables = (paths.jury, paths.annotations, paths.scores)
+    jury, annotations, scores = (_table(files, f(split), problems) for f in tables)
+    return SplitVersion(name, jury, annotations, scores)
+
+
+#: The exam's metrics before issue 28 (one exam, ``metrics/exam.json``, ``data/exam/detail.parquet``).
+OLD_EXAM_METRICS, OLD_EXAM_DETAIL = Path("metrics/exam.json"), Path("data/exam/detail.parquet")
+NEW_EXAM_METRICS, NEW_EXAM_DIR = Path("metrics/exams.json"), Path("data/exam/detail")
+
+
+def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]], list[str]]:
+    """``{exam key: (detail table, published metrics)}`` of one version, in either layout: per exam
+    key (``metrics/exams.json``, ``data/exam/detail/<key>.parquet``) or the single exam before it
+    (``metrics/exam.json``, ``data/exam/detail.parquet``, keyed ``exam``); and the problems."""
+    found = read_files(rev, [NEW_EXAM_METRICS, OLD_EXAM_METRICS])
+    new, old = found[NEW_EXAM_METRICS], found[OLD_EXAM_METRICS]
+    if isinstance(new, bytes):
+        metrics = json.loads(new)
+        details = {k: NEW_EXAM_DIR / f"{k}.parquet" for k in sorted(metrics)}
+    elif isinstance(old, bytes):
+        metrics, details = {"exam": json.loads(old)}, {"exam": OLD_EXAM_DETAIL}
+    else:
+        return {}, []
+    files, problems = read_files(rev, details.values()), list[str]()
+    out = {}
+    for key, path in details.items():
+        table = _table(files, path, problems)
+        if table is not None:
+            out[key] = (table, metrics[key])
+    return out, problems
+
+
+def compare_exams(a: str, b: str) -> Changes:
+    """The exams of both versions, paired per question (:mod:`sideways.exams.changes`)."""
+    (ea, pa), (eb, pb) = exam_tables(a), exam_tables(b)
+    out = Changes(problems=[f"exam: not compared: {p}" for p in pa + pb])
+    for key in sorted(set(ea) ^ set(eb)):
+        out.problems.append(f"exam {key}: in {a if key in ea else b} only; not compared")
+    for key in sorted(set(ea) & set(eb)):
+        try:
+            rows, problems = exam_changes(key, ea[key][0], eb[key][0], (a, b), (ea[key][1], eb[key][1]))
+        except (KeyError, ValueError) as exc:
+            out.problems.append(f"exam {key}: not compared: its tables do not fit together ({exc})")
+            continue
+        out.rows += rows
+        out.problems += problems
+    return out
+
+
+def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False) -> Changes:
+    """Every row of the comparison of ``a`` with ``b``, with q-values and verdicts, and the problems."""
+    fa, fb = read_files(a, split_files()), read_files(b, split_files())
+    out = Changes()
+    for split in SPLITS:
+        if isinstance(fa[paths.jury(split)], str) and isinstance(fb[paths.jury(split)], str):
+            continue  # a split neither version has: nothing to say
+        missing: list[str] = []
+        va, vb = _version(a, fa, split, missing), _version(b, fb, split, missing)
+        if missing:
+            out.problems += [f"{split}: not compared: {m}" for m in missing]
+            continue
+        try:
+            got = split_changes(split, va, vb, seed=seed, replicates=replicates, resample_riddles=riddles)
+        except (KeyError, ValueError) as exc:
+            out.problems.append(f"{split}: not compared: its tables do not fit together ({exc})")
+            continue
+        out.rows += got.rows
+        out.problems += got.problems
+    exams = compare_exams(a, b)
+    out.rows += exams.rows
+    out.problems += exams.problems
+    decide(out.rows)
+    return out
+
+
+def decide(rows: list[dict[str, Any]]) -> None:
+    """Add ``q`` (Benjamini-Hochberg over every row) and ``verdict`` to each row."""
+    for row, q in zip(rows, bh_adjusted([r["p"] for r in rows]), strict=True):
+        row["q"] = q
+        row["verdict"] = verdict(Difference(row["change"], row["lo"], row["hi"], row["se"], row["p"]), q)
+
+
+def _num(x: float | None, signed: bool = False) -> str:
+    if x is None or x != x:
+        return "-"
+    return f"{x:+.1f}" if signed else f"{x:.1f}"
+
+
+def cells(r: dict[str, Any]) -> list[str]:
+    return [r["benchmark"], r["model"], r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
+            f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]", r["verdict"], _num(r["mde"]),
+            f"{len(r['to_wrong'])}/{len(r['to_right'])}"]
+
+
+def render_text(ch: Changes, a: str, b: str, items: bool) -> str:
+    rows = [list(COLUMNS), *(cells(r) for r in ch.rows)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = [f"{a} -> {b}: calibrated scores in points; change paired on shared items, 95% interval, "
+             f"verdict after Benjamini-Hochberg (q < 0.05); MDE at 80% power; flips right->wrong/wrong->right"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines += _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    return "\n".join(lines) + "\n"
+
+
+def _item_lines(ch: Changes, items: bool) -> list[str]:
+    if not items:
+        return []
+    out = []
+    for r in ch.rows:
+        if r["to_wrong"] or r["to_right"]:
+            out.append(f"{r['benchmark']} {r['model']}: right->wrong {', '.join(r['to_wrong']) or '-'}; "
+                       f"wrong->right {', '.join(r['to_right']) or '-'}")
+    return out
+
+
+def render_md(ch: Changes, a: str, b: str, items: bool) -> str:
+    lines = [f"**sideways diff** `{a}` → `{b}` (paired 95% intervals, Benjamini-Hochberg verdicts)", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in ch.rows]
+    extra = _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    return "\n".join(lines + ([""] + [f"- {e}" for e in extra] if extra else [])) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    ch = compare(args.a, args.b, seed=args.seed, replicates=args.replicates, riddles=args.riddles)
+    if args.json:
+        print(json.dumps({"a": args.a, "b": args.b, "rows": ch.rows, "not_compared": ch.problems},
+                         indent=2, sort_keys=True, allow_nan=False, default=_json_default))
+    elif args.md:
+        print(render_md(ch, args.a, args.b, args.items), end="")
+    else:
+        print(render_text(ch, args.a, args.b, args.items), end="")
+    return 0
+
+
+def _json_default(x: Any) -> Any:
+    return None if x is None else str(x)
+
+
+if __name__ == "__main__":
+    from sideways.commands import run_alone
+
+    raise SystemExit(run_alone(register))

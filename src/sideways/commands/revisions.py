@@ -1,0 +1,77 @@
+"""Files of one version of the project, read through DVC: a git revision, a ``dvc exp`` name, or the
+workspace. Used by ``sideways diff``.
+
+A revision is resolved as DVC resolves it (a branch, tag, sha, ``HEAD~1`` or an experiment's
+name), then its files are opened through DVC's file system: a DVC-tracked output comes from the
+local cache, else from the default remote, exactly as ``dvc.api.open`` reads it. Nothing is
+recomputed and no stage runs; no key is needed (a remote's own credentials aside).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sideways.core.errors import SidewaysError
+
+#: How the workspace is named on the command line and in the output.
+WORKSPACE = "workspace"
+
+
+def resolve(rev: str) -> str:
+    """The commit sha of ``rev`` (git revision or experiment name); one-line error when unknown."""
+    from dvc.exceptions import DvcException  # type: ignore[import-untyped]
+    from dvc.repo import Repo  # type: ignore[import-untyped]
+    from dvc.scm import resolve_rev  # type: ignore[import-untyped]
+
+    try:
+        with Repo(".") as repo:
+            return str(resolve_rev(repo.scm, rev))
+    except DvcException as exc:
+        raise SidewaysError(f"revision {rev!r}: {exc} (a git revision or a `dvc exp` name)") from None
+
+
+def read_files(rev: str, files: Iterable[Path]) -> dict[Path, bytes | str]:
+    """Each file's bytes at ``rev`` (:data:`WORKSPACE`: the files on disk), or why it cannot be read."""
+    files = list(files)
+    if rev == WORKSPACE:
+        return {p: p.read_bytes() if p.exists() else f"{p}: not in the workspace" for p in files}
+    sha = resolve(rev)
+    from dvc.fs import DVCFileSystem  # type: ignore[import-untyped]
+    from dvc.repo import Repo
+
+    out: dict[Path, bytes | str] = {}
+    with Repo.open(".", rev=sha, subrepos=True, uninitialized=True, config=_workspace_remotes()) as repo:
+        fs = DVCFileSystem(repo=repo, subrepos=True)
+        for path in files:
+            out[path] = _read(fs, path, rev)
+    return out
+
+
+def _workspace_remotes() -> dict[str, Any] | None:
+    """The workspace's remotes and default remote, lent to an older revision that may predate them
+    (DVC would otherwise read each revision's own ``.dvc/config``)."""
+    from dvc.repo import Repo
+
+    with Repo(".") as repo:
+        conf = repo.config
+        remotes, default = dict(conf.get("remote", {})), conf.get("core", {}).get("remote")
+    if not default:
+        return None
+    return {"core": {"remote": default}, "remote": remotes}
+
+
+def _read(fs: Any, path: Path, rev: str) -> bytes | str:
+    """One file through DVC's file system, or the one-line reason it cannot be read."""
+    name = fs.from_os_path(str(path))
+    try:
+        with fs.open(name, mode="rb") as handle:
+            return bytes(handle.read())
+    except FileNotFoundError:
+        if not fs.exists(name):
+            return f"{path}: not in {rev}"
+        return f"{path} at {rev}: its data is in neither DVC's cache nor the default remote (`dvc fetch --rev {rev}`)"
+    except Exception as exc:  # noqa: BLE001 - DVC raises many kinds (no cache, no remote, ...): one line each
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return f"{path} at {rev}: {first} (`dvc pull` or `dvc fetch` it, or set a remote)"

@@ -1,0 +1,131 @@
+"""What changed on an exam between two versions, model by model and metric by metric, paired
+on the questions both versions answered (docs/method.md §8).
+
+Each metric is a weighted mean over questions, ``sum(w_i x_i) / sum(w_i)``: ``trad_score`` and
+``idk_score`` over the multiple-choice questions (weight 1, evaluate-idk's per-question values),
+``short_answer`` over the short answers (x = earned / points, weight = points) and
+``exam_score`` over every question (the same). The change is the weighted mean of the per-question
+differences; its standard error is clustered by topic when the exam has more than one (CR1:
+G / (G - 1) times the sum of squared cluster sums of influences), by question otherwise; the
+interval and p-value use Student's t with G - 1 degrees of freedom. A question is right when it
+earned at least half its points; the flips are the questions that changed side.
+
+The same paired difference between two models of one version gives an exam's tie groups
+(:func:`exam_tie_groups`, in ``metrics/exams.json``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sideways.scoring.verdicts import tie_groups
+
+#: z_0.80: the power term of the minimal detectable change (80% power), added to the t critical value.
+POWER_Z = 0.8416212335729143
+#: metric -> (question kinds it averages, per-question value column or None for earned / points, weighted)
+METRICS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "trad_score": (("mcq",), "trad"),
+    "idk_score": (("mcq",), "idk"),
+    "short_answer": (("short_answer",), None),
+    "exam_score": (("mcq", "short_answer"), None),
+}
+
+
+def t_sf2(t: float, df: int) -> float:
+    """Two-sided p-value P(|T| >= |t|) of Student's t with ``df`` degrees of freedom (numerical)."""
+    if not math.isfinite(t):
+        return 0.0 if abs(t) == math.inf else 1.0
+    x = np.linspace(0.0, abs(t), 4001)
+    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    pdf = np.exp(log_c - (df + 1) / 2 * np.log1p(x * x / df))
+    inner = float(np.sum((pdf[1:] + pdf[:-1]) / 2 * np.diff(x)))
+    return float(min(1.0, max(0.0, 1.0 - 2.0 * inner)))
+
+
+def t_quantile(level: float, df: int) -> float:
+    """The two-sided critical value: |t| with P(|T| >= |t|) = 1 - level (bisection on :func:`t_sf2`)."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_sf2(mid, df) > 1 - level else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _values(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """item_id -> (x, w, topic, right) of one version for ``metric`` (answered questions only)."""
+    kinds, column = METRICS[metric]
+    rows = detail[detail["kind"].isin(kinds) & (detail["status"] != "api_error")]
+    x = rows[column].astype(float) if column else rows["earned"].astype(float) / rows["points"].astype(float)
+    w = pd.Series(1.0, index=rows.index) if column else rows["points"].astype(float)
+    right = rows["earned"].astype(float) >= rows["points"].astype(float) / 2
+    return pd.DataFrame({"x": x, "w": w, "topic": rows["topic"].fillna(""), "right": right}).set_axis(
+        rows["item_id"].to_numpy()).dropna(subset=["x"])
+
+
+def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
+    """The paired change of ``metric`` from detail rows ``a`` to ``b`` of one model; None without shared questions."""
+    va, vb = _values(a, metric), _values(b, metric)
+    shared = va.index.intersection(vb.index)
+    if not len(shared):
+        return None
+    va, vb = va.loc[shared], vb.loc[shared]
+    w, d = va["w"].to_numpy(), vb["x"].to_numpy() - va["x"].to_numpy()
+    change = float(np.sum(w * d) / np.sum(w))
+    influence = w * (d - change) / np.sum(w)
+    topics = va["topic"].to_numpy()
+    groups = topics if len(set(topics)) > 1 else np.asarray(shared)
+    sums = pd.Series(influence).groupby(groups).sum().to_numpy()
+    g = len(sums)
+    se = math.sqrt(g / (g - 1) * float(np.sum(sums ** 2))) if g > 1 else math.nan
+    crit = t_quantile(0.95, g - 1) if g > 1 else math.nan
+    p = 1.0 if se == 0 or not math.isfinite(se) else t_sf2(change / se, g - 1)
+    if se == 0:
+        p = 1.0 if change == 0 else 0.0
+    return {"change": 100 * change, "lo": 100 * (change - crit * se), "hi": 100 * (change + crit * se),
+            "se": 100 * se, "p": p, "clusters": g, "items": len(shared),
+            "mde": max(100 * (crit + POWER_Z) * se if math.isfinite(se) else math.nan, 100 * w.min() / w.sum()),
+            "to_wrong": sorted(str(i) for i in shared[va["right"].to_numpy() & ~vb["right"].to_numpy()]),
+            "to_right": sorted(str(i) for i in shared[~va["right"].to_numpy() & vb["right"].to_numpy()])}
+
+
+def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str],
+                 scores: tuple[dict[str, Any], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows (every model in both and every metric with shared questions) and one-line problems.
+
+    ``scores`` are the two versions' published metrics of the exam (``{model: {metric: value}}``).
+    """
+    rows: list[dict[str, Any]] = []
+    ma, mb = set(a["model"]), set(b["model"])
+    problems = [f"{exam}, {m}: took the exam in {names[0] if m in ma else names[1]} only; no change to compute"
+                for m in sorted(ma ^ mb)]
+    for model in sorted(ma & mb):
+        for metric in METRICS:
+            got = paired_metric(a[a["model"] == model], b[b["model"] == model], metric)
+            if got is None:
+                continue
+            rows.append({"benchmark": exam, "model": model, "metric": metric,
+                         "a": scores[0].get(model, {}).get(metric), "b": scores[1].get(model, {}).get(metric), **got})
+    return rows, problems
+
+
+def exam_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
+    """Each model's tie groups on ``metric`` (``"1"``, ``"1,2"``): models in order of the metric,
+    a pair apart when the 95% interval of its paired per-question difference (clustered by
+    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`)."""
+    by_model = {str(m): d for m, d in detail.groupby("model", sort=True)}
+    value = {}
+    for m, d in by_model.items():
+        v = _values(d, metric)
+        value[m] = float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
+    order = sorted(by_model, key=lambda m: (-value[m], m))
+    apart: set[frozenset[str]] = set()
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            got = paired_metric(by_model[a], by_model[b].assign(model=a), metric)
+            if got is not None and (got["lo"] > 0 or got["hi"] < 0):
+                apart.add(frozenset((a, b)))
+    return {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}

@@ -1,0 +1,162 @@
+"""Paired draws of every model's true score on a split's riddles (docs/method.md §8).
+
+Two scores are compared *paired*: on the same riddles, with the same random numbers. A draw
+follows the posterior of §6, the one the leaderboard ranks by: per jury-score bin v a rate
+r_v ~ Beta(alpha_v, beta_v) (the pool of other providers as a prior worth at most
+``kappa_max`` labels, updated by the model's own labels), then each unlabelled prediction in bin
+v is right when its uniform u < r_v; a labelled one is what its label says. A model's score in
+a draw is the share of its predictions that are right, so one version's draws are its posterior
+exactly (sum of beta-binomials). The uniforms are seeded by (seed, model, riddle) and the rates'
+quantiles by (seed, model, bin), not by version: two versions of a split use the same
+random numbers, so a prediction whose evidence did not change is right or wrong in both, and
+the difference's spread is what changed. With ``riddles=True`` every draw also resamples the
+riddles (a seeded multinomial, the same for every model and version): the question becomes the
+score on a new draw of riddles rather than on these.
+
+Element 0 of every array is the estimate: the posterior mean, (k + sum_v (n_v - l_v) E[r_v]) / n.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from sideways.core.errors import CalibrationError
+from sideways.scoring.calibration import jury_bins
+from sideways.scoring.posterior import KAPPA_MAX
+from sideways.scoring.ppi import FloatArray
+
+#: Draws of a paired comparison (seeded; 2,000 resolve a 95% interval's ends to about a point).
+REPLICATES = 2000
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One version of a split, per model, on a fixed riddle order: jury bin and human label.
+
+    ``bins[m]`` holds, per riddle, the index of the model's jury-score bin in ``bin_names``
+    (-1: no jury score); ``labels[m]`` the human label (1, 0; -1: not labelled).
+    """
+
+    riddles: tuple[str, ...]
+    providers: dict[str, str]
+    bin_names: tuple[tuple[int, int], ...]
+    bins: dict[str, np.ndarray]
+    labels: dict[str, np.ndarray]
+
+    @property
+    def models(self) -> list[str]:
+        return sorted(self.providers)
+
+
+def evidence(jury: pd.DataFrame, annotations: pd.DataFrame, field: str, riddles: Sequence[str]) -> Evidence:
+    """The :class:`Evidence` of a split's jury and annotation tables on ``riddles`` (in that order)."""
+    order = {r: i for i, r in enumerate(riddles)}
+    rows = jury[jury["riddle_id"].isin(order) & (jury[f"{field}_judges"] > 0)]
+    pairs = jury_bins(rows[f"{field}_votes"].to_numpy(), rows[f"{field}_judges"].to_numpy())
+    names = tuple(sorted(set(pairs), key=lambda b: b[0] / b[1]))
+    index = {b: i for i, b in enumerate(names)}
+    label_of = _labels(annotations, field)
+    providers = dict(zip(jury["model"], jury["provider"], strict=True))
+    bins = {m: np.full(len(riddles), -1, dtype=np.int64) for m in providers}
+    labels = {m: np.full(len(riddles), -1, dtype=np.int64) for m in providers}
+    for (riddle, model), b in zip(rows[["riddle_id", "model"]].itertuples(index=False), pairs, strict=True):
+        bins[model][order[riddle]] = index[b]
+        labels[model][order[riddle]] = label_of.get((riddle, model), -1)
+    return Evidence(tuple(riddles), providers, names, bins, labels)
+
+
+def _labels(annotations: pd.DataFrame, field: str) -> dict[tuple[str, str], int]:
+    """(riddle, model) -> the human label of ``field`` as 0 or 1."""
+    column = f"human_{field}"
+    if column not in annotations.columns:
+        raise CalibrationError(f"paired scores: annotations have no column {column!r}")
+    rows = annotations[annotations[column].notna()]
+    return {(r, m): int(bool(v)) for r, m, v in rows[["riddle_id", "model", column]].itertuples(index=False)}
+
+
+def riddle_weights(n_riddles: int, replicates: int, seed: int, resample: bool) -> np.ndarray:
+    """(replicates + 1) x riddles: row 0 all ones, then ones or seeded multinomial resamples."""
+    if not resample:
+        return np.ones((replicates + 1, n_riddles))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED, n_riddles]))
+    draws = rng.multinomial(n_riddles, np.full(n_riddles, 1.0 / n_riddles), size=replicates)
+    return np.vstack([np.ones((1, n_riddles), dtype=np.int64), draws]).astype(np.float64)
+
+
+def _rng(seed: int, *names: object) -> np.random.Generator:
+    """A generator keyed by ``seed`` and names (SHA-256, not Python's salted hash)."""
+    digest = hashlib.sha256("\x1f".join(map(str, names)).encode()).digest()
+    return np.random.default_rng(np.random.SeedSequence([seed, *(int.from_bytes(digest[i:i + 4], "little")
+                                                                 for i in range(0, 16, 4))]))
+
+
+def _counts(ev: Evidence, model: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per bin: labelled predictions l_v and positive labels k_v of ``model``, and the pool's (a_v, b_v)
+    stacked as a 2 x bins array (positives, rows) from every model of another provider."""
+    def tally(m: str) -> tuple[FloatArray, FloatArray]:
+        b, lab = ev.bins[m], ev.labels[m]
+        keep = (b >= 0) & (lab >= 0)
+        size = np.bincount(b[keep], minlength=len(ev.bin_names)).astype(np.float64)
+        pos = np.bincount(b[keep & (lab == 1)], minlength=len(ev.bin_names)).astype(np.float64)
+        return pos, size
+    k, lab = tally(model)
+    pool = np.zeros((2, len(ev.bin_names)))
+    for other in ev.models:
+        if ev.providers[other] != ev.providers[model]:
+            pool += np.array(tally(other))
+    return k, lab, pool
+
+
+#: Grid points of the numerical Beta quantile function (midpoints of [0, 1]).
+_GRID = 4096
+
+
+def beta_quantile(alpha: float, beta: float, q: FloatArray) -> FloatArray:
+    """Quantiles ``q`` of Beta(alpha, beta), from its density on a midpoint grid (no scipy)."""
+    x = (np.arange(_GRID) + 0.5) / _GRID
+    log_pdf = (alpha - 1) * np.log(x) + (beta - 1) * np.log1p(-x)
+    cdf = np.cumsum(np.exp(log_pdf - log_pdf.max()))
+    return np.asarray(np.interp(q * cdf[-1], cdf, x), dtype=np.float64)
+
+
+def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: float) -> tuple[FloatArray, FloatArray]:
+    """(posterior mean rate per bin, replicates x bins drawn rates). Each bin's rates are Beta
+    quantiles of uniforms seeded per (seed, model, bin): versions with the same bin draw the same
+    quantiles, so their rates move together (a comonotone coupling)."""
+    k, lab, (a, b) = _counts(ev, model)
+    mean = (a + 0.5) / (b + 1.0)
+    kappa = np.minimum(kappa_max, b + 1.0)
+    alpha, beta = kappa * mean + k, kappa * (1 - mean) + lab - k
+    draws = np.empty((replicates, len(ev.bin_names)))
+    for v, name in enumerate(ev.bin_names):
+        q = _rng(seed, "rate", model, *name).random(replicates)
+        draws[:, v] = beta_quantile(float(alpha[v]), float(beta[v]), q)
+    return alpha / (alpha + beta), draws
+
+
+def _uniforms(ev: Evidence, model: str, replicates: int, seed: int) -> FloatArray:
+    """replicates x riddles uniforms, one stream per (seed, model, riddle): the same in every version."""
+    return np.stack([_rng(seed, "truth", model, r).random(replicates) for r in ev.riddles], axis=1)
+
+
+def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resample_riddles: bool = False,
+                kappa_max: float = KAPPA_MAX) -> dict[str, FloatArray]:
+    """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws."""
+    w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
+    out: dict[str, FloatArray] = {}
+    for model in ev.models:
+        bins, lab = ev.bins[model], ev.labels[model]
+        scored = bins >= 0
+        mean, rates = _rates(ev, model, replicates, seed, kappa_max)
+        safe = np.maximum(bins, 0)
+        right = np.where(lab >= 0, lab == 1, _uniforms(ev, model, replicates, seed) < rates[:, safe]) & scored
+        expected = np.where(lab >= 0, (lab == 1).astype(np.float64), mean[safe] if len(mean) else 0.0) * scored
+        right_all = np.vstack([expected[None, :], right.astype(np.float64)])
+        total = (w * scored).sum(axis=1)
+        out[model] = np.divide((w * right_all).sum(axis=1), total, out=np.full(len(total), np.nan), where=total > 0)
+    return out

@@ -1,0 +1,97 @@
+"""What a paired difference says: its interval, p-value, Benjamini-Hochberg verdict, the smallest
+change it could have detected, and tie groups (docs/method.md §8).
+
+A difference comes as bootstrap replicates (:mod:`sideways.scoring.paired`): element 0 is the
+estimate, the rest the resampled ones. Its 95% interval is the percentile interval; its
+two-sided p-value the bootstrap one, 2 * min(P*(d <= 0), P*(d >= 0)) with the +1 correction,
+capped at 1 (a difference that is 0 in every replicate has p = 1). Verdicts control the false
+discovery rate over every row they are given together (Benjamini-Hochberg, q = 0.05). The
+minimal detectable change at 80% power and a two-sided 5% level is (z_0.975 + z_0.8) * se.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sideways.scoring.ppi import FloatArray
+
+#: z_{0.975} + z_{0.80}: the minimal detectable change in standard errors (80% power, 5% two-sided).
+MDE_Z = 1.959963984540054 + 0.8416212335729143
+#: The false discovery rate the verdicts control.
+FDR = 0.05
+UP, DOWN, SAME = "up", "down", "no detectable change"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One paired difference, in points (percent): estimate, 95% interval, se, p-value."""
+
+    change: float
+    lo: float
+    hi: float
+    se: float
+    p: float
+
+
+def difference(replicates: FloatArray) -> Difference:
+    """The :class:`Difference` of replicates of a difference of scores (fractions, element 0 the estimate)."""
+    est, boot = float(replicates[0]), np.asarray(replicates[1:], dtype=np.float64)
+    boot = boot[np.isfinite(boot)]
+    if not len(boot) or not np.isfinite(est):
+        return Difference(float("nan"), float("nan"), float("nan"), float("nan"), 1.0)
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    below, above = (np.sum(boot <= 0) + 1) / (len(boot) + 1), (np.sum(boot >= 0) + 1) / (len(boot) + 1)
+    return Difference(100 * est, 100 * float(lo), 100 * float(hi), 100 * float(np.std(boot, ddof=1)),
+                      float(min(1.0, 2 * min(below, above))))
+
+
+def bh_adjusted(pvalues: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values), in the input's order."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    if not len(p):
+        return []
+    order = np.argsort(p, kind="stable")
+    ranked = p[order] * len(p) / np.arange(1, len(p) + 1)
+    q = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty_like(p)
+    out[order] = np.minimum(q, 1.0)
+    return [float(v) for v in out]
+
+
+def verdict(diff: Difference, q: float) -> str:
+    """``up``, ``down`` or ``no detectable change``: the BH-adjusted p-value against :data:`FDR`."""
+    if q > FDR or not np.isfinite(diff.change) or diff.change == 0:
+        return SAME
+    return UP if diff.change > 0 else DOWN
+
+
+def minimal_detectable(se: float) -> float:
+    """The smallest true change (points) detected with 80% power at a two-sided 5% level."""
+    return MDE_Z * se
+
+
+def separable(diff: Difference) -> bool:
+    """Whether a pairwise difference's 95% interval excludes 0."""
+    return bool(diff.lo > 0 or diff.hi < 0)
+
+
+def tie_groups(order: Sequence[str], apart: set[frozenset[str]]) -> dict[str, list[int]]:
+    """Tie groups of models listed best first: maximal runs of consecutive models none of whose
+    pairs is in ``apart`` (a compact letter display). Group numbers start at 1; a model can sit in
+    two overlapping groups (a ~ b, b ~ c, a and c apart: {a, b} is 1 and {b, c} is 2)."""
+    runs: list[tuple[int, int]] = []
+    for start in range(len(order)):
+        end = start
+        while end + 1 < len(order) and all(frozenset((order[i], order[end + 1])) not in apart
+                                           for i in range(start, end + 1)):
+            end += 1
+        if not runs or end > runs[-1][1]:
+            runs.append((start, end))
+    groups: dict[str, list[int]] = {m: [] for m in order}
+    for number, (start, end) in enumerate(runs, start=1):
+        for model in order[start : end + 1]:
+            groups[model].append(number)
+    return groups

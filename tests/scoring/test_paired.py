@@ -1,0 +1,148 @@
+"""Paired draws, verdicts and version changes (docs/method.md §8): pure tables, no DVC."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sideways.scoring.changes import SplitVersion, split_changes
+from sideways.scoring.paired import beta_quantile, evidence, model_draws
+from sideways.scoring.posterior import posterior_counts
+from sideways.scoring.verdicts import SAME, UP, bh_adjusted, difference, tie_groups
+
+FIELD = "both_correct"
+PROVIDERS = {"m1": "p1", "m2": "p2", "m3": "p3"}
+
+
+def tables(right: dict[str, list[bool]], labelled: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A jury (3 judges, all agreeing with the truth but one of three on odd riddles) and labels
+    of the first ``labelled`` riddles of every model."""
+    jury, labels = [], []
+    for model, truth in right.items():
+        for i, ok in enumerate(truth):
+            votes = (3 if ok else 0) if i % 2 == 0 else (2 if ok else 1)
+            jury.append({"riddle_id": f"r{i:02d}", "model": model, "provider": PROVIDERS[model],
+                         f"{FIELD}_votes": votes, f"{FIELD}_judges": 3})
+            if i < labelled:
+                labels.append({"riddle_id": f"r{i:02d}", "model": model, f"human_{FIELD}": ok})
+    return pd.DataFrame(jury), pd.DataFrame(labels)
+
+
+def scores(models: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"model": models, "field": FIELD, "interval": "posterior",
+                         "posterior_score_pct": 50.0, "posterior_ci_pct": 5.0})
+
+
+def version(name: str, right: dict[str, list[bool]]) -> SplitVersion:
+    jury, labels = tables(right)
+    return SplitVersion(name, jury, labels, scores(sorted(right)))
+
+
+def truth(n: int, share: float, seed: int) -> list[bool]:
+    return list(np.random.default_rng(seed).random(n) < share)
+
+
+def test_one_version_draws_follow_the_leaderboard_posterior():
+    jury, labels = tables({"m1": truth(40, 0.6, 1), "m2": truth(40, 0.5, 2)})
+    ev = evidence(jury, labels, FIELD, sorted(jury["riddle_id"].unique()))
+    draws = model_draws(ev, seed=3, replicates=4000)["m1"]
+    k_lo, k_hi = _posterior_interval(ev)
+    lo, hi = np.quantile(draws[1:] * 40, [0.025, 0.975])
+    assert abs(lo - k_lo) <= 1 and abs(hi - k_hi) <= 1
+
+
+def _posterior_interval(ev):
+    """The leaderboard's posterior interval of m1, in counts, from the same bins and labels."""
+    b, lab, pool_b, pool_lab = ev.bins["m1"], ev.labels["m1"], ev.bins["m2"], ev.labels["m2"]
+    bins = sorted(set(b.tolist()))
+    counts = [int(np.sum(b == v)) for v in bins]
+    own = [(int(np.sum((b == v) & (lab == 1))), int(np.sum((b == v) & (lab >= 0)))) for v in bins]
+    pool = [(int(np.sum((pool_b == v) & (pool_lab == 1))), int(np.sum((pool_b == v) & (pool_lab >= 0))))
+            for v in bins]
+    return posterior_counts(counts, own, pool)
+
+
+def test_the_same_version_twice_changes_nothing():
+    right = {"m1": truth(30, 0.6, 1), "m2": truth(30, 0.5, 2), "m3": truth(30, 0.4, 3)}
+    got = split_changes("llm", version("A", right), version("B", right), seed=0, replicates=500)
+    assert got.problems == []
+    assert [(r["model"], r["change"], r["lo"], r["hi"], r["p"]) for r in got.rows] == [
+        (m, 0.0, 0.0, 0.0, 1.0) for m in ("m1", "m2", "m3")]
+
+
+def test_a_model_that_got_better_is_up_and_the_others_are_not():
+    before = {"m1": truth(30, 0.5, 1), "m2": truth(30, 0.5, 2), "m3": truth(30, 0.4, 3)}
+    after = dict(before, m1=[True] * 30)
+    got = split_changes("llm", version("A", before), version("B", after), seed=0, replicates=1000)
+    rows = {r["model"]: r for r in got.rows}
+    gained = 30 - sum(before["m1"])
+    assert rows["m1"]["lo"] > 0 and rows["m1"]["p"] < 0.01
+    assert len(rows["m1"]["to_right"]) == gained and rows["m1"]["to_wrong"] == []
+    assert rows["m2"]["lo"] <= 0 <= rows["m2"]["hi"] and rows["m2"]["p"] > 0.05
+    from sideways.commands.diff import decide
+    decide(got.rows)
+    assert [r["verdict"] for r in got.rows] == [UP, SAME, SAME]
+
+
+def test_models_and_splits_that_cannot_be_compared_are_named_one_line_each():
+    right = {"m1": truth(10, 0.6, 1), "m2": truth(10, 0.5, 2)}
+    got = split_changes("llm", version("A", right), version("B", {"m1": right["m1"], "m3": right["m2"]}),
+                        seed=0, replicates=50)
+    assert [r["model"] for r in got.rows] == ["m1"]
+    assert got.problems == ["llm, m2: scored in A only, not in B; no change to compute",
+                            "llm, m3: scored in B only, not in A; no change to compute"]
+    empty = split_changes("vlm", version("A", right), SplitVersion("B", None, None, None), seed=0)
+    assert empty.rows == [] and len(empty.problems) == 1 and "\n" not in empty.problems[0]
+
+
+def test_benjamini_hochberg_matches_the_textbook_example():
+    p = [0.01, 0.04, 0.03, 0.005]
+    assert bh_adjusted(p) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+
+
+def test_a_difference_zero_in_every_draw_has_p_one_and_a_shifted_one_is_small():
+    assert difference(np.zeros(101)).p == 1.0
+    d = difference(np.concatenate([[0.1], np.full(999, 0.1)]))
+    assert d.p == pytest.approx(2 / 1000) and d.lo == pytest.approx(10.0)
+
+
+def test_tie_groups_are_runs_no_comparison_separates():
+    apart = {frozenset(("a", "c")), frozenset(("a", "d")), frozenset(("b", "d"))}
+    assert tie_groups(["a", "b", "c", "d"], apart) == {"a": [1], "b": [1, 2], "c": [2, 3], "d": [3]}
+
+
+def test_tie_groups_of_models_all_apart_are_singletons():
+    order = ["a", "b", "c"]
+    apart = {frozenset(p) for p in (("a", "b"), ("a", "c"), ("b", "c"))}
+    assert tie_groups(order, apart) == {"a": [1], "b": [2], "c": [3]}
+
+
+def test_beta_quantile_has_the_beta_mean():
+    q = (np.arange(20000) + 0.5) / 20000
+    assert beta_quantile(2.0, 6.0, q).mean() == pytest.approx(0.25, abs=1e-3)
+
+
+def ranked_board(models: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"model": models, "n_hints": 0, "rank": range(1, len(models) + 1),
+                         "field": FIELD, "seed": 0})
+
+
+def agree(result: dict) -> bool:
+    """Models sharing a tie group are never apart; consecutive models apart share none."""
+    groups = result["tie_groups"]
+    for p in result["pairs"]:
+        if p["apart"] and set(groups[p["a"]]) & set(groups[p["b"]]):
+            return False
+    return True
+
+
+def test_pairwise_separates_far_models_and_ties_close_ones():
+    from sideways.scoring.pairwise import pairwise
+
+    right = {"m1": [True] * 40, "m2": [True] * 38 + [False] * 2, "m3": [False] * 40}
+    jury, labels = tables(right)
+    got = pairwise(ranked_board(["m1", "m2", "m3"]), jury, labels, replicates=500)
+    apart = {(p["a"], p["b"]): p["apart"] for p in got["pairs"]}
+    assert apart == {("m1", "m2"): False, ("m1", "m3"): True, ("m2", "m3"): True}
+    assert got["tie_groups"] == {"m1": [1], "m2": [1], "m3": [2]} and agree(got)

@@ -1,0 +1,36 @@
+"""A small, fast version of benchmarks/diff_calibration.py: `sideways diff` calls null changes
+"no detectable change" and sees a real one (docs/method.md §8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import ROOT
+from sideways.sources.demo import load_demo
+from sideways.testing.changes import null_rate, power
+from sideways.testing.coverage import Setting, setting_params, slim_riddles
+
+
+@pytest.fixture(scope="module")
+def world():
+    base = yaml.safe_load((ROOT / "params.yaml").read_text())
+    demo = load_demo(Path(ROOT / base["riddles"]["path"]))
+    llm = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    return setting_params(base, Setting()), llm
+
+
+def test_null_changes_are_no_detectable_change_in_at_least_95_percent_of_rows(world):
+    params, riddles = world
+    got = null_rate(params, riddles, "llm", range(8), replicates=300)
+    assert got["rows"] == 8 * len(params.models)
+    assert got["rate"] >= 0.95, got
+
+
+def test_a_ten_point_gain_is_seen_and_nobody_else_moves(world):
+    params, riddles = world
+    got = power(params, riddles, "llm", range(4), "atlas-mini", 10, replicates=300)
+    assert got["runs"] == 4 and got["k"] == 4
+    assert got["detected"] >= 3 and got["others_called"] == 0, got
