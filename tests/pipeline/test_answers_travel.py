@@ -22,12 +22,12 @@ from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
-TARGET = "judge"  # the coarse stage; its jobs here are judge@local-m-llm and exam_judge@local-m
+TARGET = "judge"  # the coarse stage; its jobs here are judge@local-m-llm and exam_judge@local-m-demo
 OUTPUTS = ("data/predictions/llm/local-m.parquet", "data/judgments/llm/local-m.parquet",
            "data/answers/predict/llm/local-m.jsonl", "data/answers/judge/llm/local-m.jsonl",
            # the exam's jobs ride in predict and judge (docs/design.md, "Every batch in flight")
-           "data/exam/predictions/local-m.parquet", "data/exam/grades/local-m.parquet",
-           "data/answers/exam_predict/exam/local-m.jsonl", "data/answers/exam_judge/exam/local-m.jsonl")
+           "data/exam/predictions/demo/local-m.parquet", "data/exam/grades/demo/local-m.parquet",
+           "data/answers/exam_predict/demo/local-m.jsonl", "data/answers/exam_judge/demo/local-m.jsonl")
 
 
 def real_model(base_url: str):
@@ -91,7 +91,7 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         proc = as_machine(b, home_b, "dvc", "repro", TARGET)
         assert {"predict", TARGET} <= executed(proc)
         # the code is in every job's fingerprint: the jobs ran, answered from the pulled answers
-        assert {"predict@local-m-llm", "judge@local-m-llm", "exam_predict@local-m", "exam_judge@local-m"} <= jobs_ran(proc)
+        assert {"predict@local-m-llm", "judge@local-m-llm", "exam_predict@local-m-demo", "exam_judge@local-m-demo"} <= jobs_ran(proc)
         assert server.fake.requests == paid, "machine B paid again"
         for name in OUTPUTS:
             if name.endswith(".parquet"):  # same rows; the metadata's inputs fingerprint names the new code

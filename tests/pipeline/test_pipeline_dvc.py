@@ -81,7 +81,7 @@ def stale_stages(repo: Path) -> set[str]:
 
 
 @pytest.mark.parametrize(("module", "stale"), [
-    ("scoring/ranking.py", {"jury@llm", "calibrate@llm", "rank@llm", "report"}),
+    ("scoring/ranking.py", {"jury@llm", "calibrate@llm", "rank@llm", "report", "exam_score"}),  # exams' tie groups
     # extract imports the backends package, whose registry names the sim backend
     ("simulation/truth.py", {"extract", "annotate@llm", "calibrate@llm", "predict", "judge"}),
     ("core/seeding.py", {"scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}

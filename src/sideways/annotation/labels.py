@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from sideways.annotation.log import primary, replay
 from sideways.artifacts.schema import ANNOTATIONS, conform, records_by
@@ -81,7 +82,9 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
         )
     if path.suffix == ".parquet":
         try:
-            df = pd.read_parquet(path)
+            table = pq.read_table(path)
+            table.validate(full=True)  # checks every string is UTF-8 now, not when a column is first used
+            df = table.to_pandas()
         except Exception as exc:  # pyarrow raises many types (ArrowException, OSError, ...) on a damaged file
             raise SchemaError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc)[:120]})") from exc
         lines = list(range(len(df)))
