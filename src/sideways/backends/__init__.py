@@ -19,9 +19,15 @@ __all__ = ["Extractor", "Judge", "Predictor", "RequestSender", "RunContext", "as
            "judge_for", "predictor_for"]
 
 
-def _make(backend: str, cls: str | None, method: str, where: str) -> object:
-    """An instance of class ``cls`` of ``backend``'s module (imported now), which must have ``method``."""
-    if backend not in backend_names() or cls is None:
+# the method each role's class must have -> the table's field naming that class
+_ROLE = {"predict": "predictor", "judge": "judge", "extract": "extractor"}
+
+
+def _make(backend: str, method: str, where: str) -> object:
+    """An instance of ``backend``'s class for the role of ``method`` (its module imported now); a
+    backend the table does not know, or that has no class for the role, is an error naming ``where``."""
+    cls = getattr(backend_entry(backend), _ROLE[method]) if backend in backend_names() else None
+    if cls is None:
         able = [n for n in backend_names() if getattr(backend_entry(n), _ROLE[method]) is not None]
         raise ParamsError(f"{where}: backend {backend!r} cannot {method} (backends that can: {', '.join(able)})")
     module = module_of(backend)
@@ -31,23 +37,16 @@ def _make(backend: str, cls: str | None, method: str, where: str) -> object:
     return instance
 
 
-_ROLE = {"predict": "predictor", "judge": "judge", "extract": "extractor"}
-
-
 def module_of(backend: str) -> str:
     """The dotted module of ``backend``'s classes: the table's name inside this package, or its dotted path."""
     module = backend_entry(backend).module
     return module if "." in module else f"{__name__}.{module}"
 
 
-def _class(backend: str, role: str) -> str | None:
-    return getattr(backend_entry(backend), role) if backend in backend_names() else None
-
-
 def predictor_for(model: ModelSpec) -> Predictor:
     """The Predictor for ``model.backend``."""
     where = f"models.{model.key}.backend"
-    return cast(Predictor, _make(model.backend, _class(model.backend, "predictor"), "predict", where))
+    return cast(Predictor, _make(model.backend, "predict", where))
 
 
 def judge_for(judge: JudgeSpec) -> Judge:
@@ -55,13 +54,13 @@ def judge_for(judge: JudgeSpec) -> Judge:
     if judge.kind == "l3score" and judge.backend not in l3score_backends():
         raise ParamsError(f"jury.pool.{judge.key}: {l3score_refusal(judge.key, judge.backend)}")
     where = f"jury.pool.{judge.key}.backend"
-    return cast(Judge, _make(judge.backend, _class(judge.backend, "judge"), "judge", where))
+    return cast(Judge, _make(judge.backend, "judge", where))
 
 
 def extractor_for(spec: ModelSpec) -> Extractor:
     """The Extractor for ``riddles.extract``'s backend."""
     where = "params.yaml: riddles.extract.backend"
-    return cast(Extractor, _make(spec.backend, _class(spec.backend, "extractor"), "extract", where))
+    return cast(Extractor, _make(spec.backend, "extract", where))
 
 
 def as_sender(instance: object, backend: str) -> RequestSender | None:

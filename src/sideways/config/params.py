@@ -50,6 +50,7 @@ from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
 from sideways.core.errors import ParamsError
+from sideways.core.textfile import read_text
 
 L3SCORE_THRESHOLD = 0.5  # an l3score judge says "correct" when its score is at least this
 # An l3score judge reads only the first token's top-5 log-probabilities: one output token is
@@ -187,16 +188,9 @@ class Params:
 def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``."""
     path = Path(path)
+    text = read_text(path, "params file", ParamsError)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ParamsError(f"{path}: file not found") from exc
-    except IsADirectoryError as exc:
-        raise ParamsError(f"{path}: is a folder, not a params file") from exc
-    except OSError as exc:
-        raise ParamsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise ParamsError(f"{path}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ParamsError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
     except RecursionError as exc:

@@ -23,6 +23,7 @@ from typing import Any
 
 from sideways.artifacts.schema import EXAM_KINDS, Kind
 from sideways.core.errors import SchemaError
+from sideways.core.textfile import read_text
 
 
 @dataclass(frozen=True)
@@ -47,16 +48,9 @@ class Exam:
 def load_exam(path: str | Path) -> Exam:
     """Read and validate the exam JSON at ``path``."""
     path = Path(path)
+    text = read_text(path, "exam file", SchemaError)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise SchemaError(f"{path}: exam file not found") from exc
-    except IsADirectoryError as exc:
-        raise SchemaError(f"{path}: is a folder, not an exam file") from exc
-    except OSError as exc:
-        raise SchemaError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise SchemaError(f"{path}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SchemaError(f"{path}: not valid JSON ({exc})") from exc
     except (RecursionError, ValueError) as exc:  # nested too deep, an integer of > 4300 digits
