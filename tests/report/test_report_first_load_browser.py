@@ -98,7 +98,7 @@ def test_analytics_on_a_split_every_model_takes_says_nothing_left_out(open_page)
     page.wait_for_selector("#analytics table")
     rows = page.eval_on_selector_all("#analytics table >> nth=0", "t => [...t[0].tBodies[0].rows].length")
     assert rows == len(yaml.safe_load((ROOT / "params.yaml").read_text())["models"])
-    assert "Not in these tables" not in page.inner_text("#analytics")
+    assert "Left out" not in page.inner_text("#analytics")
 
 
 def test_the_compare_tab_shows_its_command_as_code_not_markdown(open_page):

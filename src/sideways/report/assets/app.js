@@ -217,7 +217,7 @@
     const others = MODELS.filter((m) => !data().models.includes(m)).map((m) => NAME[m] || m);
     fill(sec,
       el("h2", {}, `Pass rate (%) by category, ${state.split} split (raw jury majority on ${D.header.field})`),
-      others.length ? el("p", { class: "legend" }, ...prose(`Not in these tables, as their \`takes:\` in params.yaml leaves out the ${state.split} split: ${others.join(", ")}.`)) : null,
+      others.length ? el("p", { class: "legend" }, ...prose(`Left out of these tables (their \`takes:\` in params.yaml does not list the ${state.split} split): ${others.join(", ")}.`)) : null,
       heat(a.by_category),
       el("h2", {}, "By difficulty (picarats)"), heat(a.by_picarats),
       el("h2", {}, "By hints given"), heat(a.by_hints),
