@@ -2,6 +2,7 @@
 
 metrics/exams.json (DVC metrics, by exam then model: the four multiple-choice metrics with se,
 the short-answer score, latency and cost, and the tie groups on the exam score: docs/method.md §8),
+metrics/headline_exams/<exam>.json (DVC metrics: each model's exam score, the narrow view),
 metrics/exam_topics.json (per-topic breakdown, by
 exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {}`` both
 metrics files are ``{}``.
@@ -15,7 +16,7 @@ from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_table, model_metrics, topic_breakdown
+from sideways.exams.results import detail_table, headline, model_metrics, topic_breakdown
 
 
 def main() -> None:
@@ -24,6 +25,10 @@ def main() -> None:
     metrics: dict[str, Any] = {}
     topics: dict[str, Any] = {}
     paths.EXAM_DETAIL_DIR.mkdir(parents=True, exist_ok=True)
+    paths.EXAM_HEADLINE_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in paths.EXAM_HEADLINE_DIR.glob("*.json"):  # an exam no longer in exams: (a run by hand)
+        if stale.stem not in params.exams:
+            stale.unlink()
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
@@ -35,6 +40,7 @@ def main() -> None:
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
         for model, groups in exam_tie_groups(detail).items():
             metrics[exam][model]["tie_groups"] = groups
+        write_json(paths.exam_headline(exam), headline(metrics[exam]))
     write_json(paths.EXAM_METRICS, metrics)
     write_json(paths.EXAM_TOPICS, topics)
 
