@@ -34,7 +34,9 @@ def main() -> None:
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
         predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
                                   f"exam {exam} predictions")
-        grades = read_tables([paths.exam_grades(exam, k) for k in keys], EXAM_GRADES, f"exam {exam} grades")
+        # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
+        graded = keys if (items["kind"] == "short_answer").any() else []
+        grades = read_tables([paths.exam_grades(exam, k) for k in graded], EXAM_GRADES, f"exam {exam} grades")
         detail = detail_table(items, predictions, grades)
         write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)

@@ -19,8 +19,8 @@ from sideways.exams.source import missing_source
 DESCRIPTION = """\
 Validate params.yaml with the schema every stage uses: unknown keys (with a did-you-mean
 suggestion), values out of range, model keys DVC cannot track (a dot in the key), jury panels
-that cannot be formed, an exam whose file or dataset folder is missing. Prints one line naming the key at fault and exits 2, or a summary and
-exits 0. `make repro` runs it before `dvc repro`.
+that cannot be formed, an exam whose file or dataset folder is missing. Prints one line naming
+the key at fault and exits 2, or a summary and exits 0. `make repro` runs it before `dvc repro`.
 """
 
 

@@ -58,10 +58,17 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     out = {}
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
+        graded = keys if _graded(paths.exam_items(exam)) else []
         out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
-                     "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
+                     "grades": [paths.exam_grades(exam, k) for k in graded], "detail": [paths.exam_detail(exam)],
                      "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
     return out
+
+
+def _graded(items: Path) -> bool:
+    """Whether the exam has short answers, which judges grade (sideways.exams.kinds.needs_judges):
+    an exam of multiple choice only has no exam_judge job and no grades files."""
+    return bool((read_table(items, EXAM_ITEMS)["kind"] == "short_answer").any())
 
 
 def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
