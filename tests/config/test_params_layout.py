@@ -32,3 +32,4 @@ def test_params_yaml_has_no_trailing_space_and_no_flow_mapping_past_80_columns()
     for number, line in enumerate((ROOT / "params.yaml").read_text().splitlines(), 1):
         assert line == line.rstrip(), f"params.yaml:{number} ends in a space"
         assert not ("{" in line.split("#")[0] and len(line) > 80), f"params.yaml:{number}: ruamel re-wraps it"
+        assert "[" not in line.split("#")[0], f"params.yaml:{number}: DVC rewrites every list as a block list"
