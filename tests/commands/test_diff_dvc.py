@@ -1,7 +1,7 @@
 """End-to-end: ``sideways diff`` on the README's experiment, under the real DVC CLI.
 
-The session fixture ``reproduced`` (tests/commands/conftest.py) reproduces the default pipeline
-(6 models, both splits) once and commits it; ``project`` is a copy of it.
+The session fixture ``reproduced`` (tests/conftest.py) reproduces the default pipeline (6 models,
+both splits) once and commits it; ``project`` is a copy of it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from helpers.harness import commit, edit_params, run
 pytestmark = pytest.mark.slow
 
 UP, SAME = "up", "no detectable change"
+
+
+@pytest.fixture
+def project(reproduced_copy) -> Path:
+    return reproduced_copy
 
 
 def diff_json(repo: Path, *args: str) -> dict:
