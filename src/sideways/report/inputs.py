@@ -58,25 +58,21 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     out = {}
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
-        graded = keys if _graded(paths.exam_items(exam)) else []
         out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
-                     "grades": [paths.exam_grades(exam, k) for k in graded], "detail": [paths.exam_detail(exam)],
+                     "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
                      "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
     return out
 
 
-def _graded(items: Path) -> bool:
-    """Whether the exam has short answers, which judges grade (sideways.exams.kinds.needs_judges):
-    an exam of multiple choice only has no exam_judge job and no grades files."""
-    return bool((read_table(items, EXAM_ITEMS)["kind"] == "short_answer").any())
-
-
 def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
     """Read one exam's tables from ``files`` (an entry of :func:`exam_files`)."""
+    items = read_table(files["items"][0], EXAM_ITEMS)
+    # short answers only are graded (sideways.exams.kinds.needs_judges): multiple choice alone has no grades
+    graded = files["grades"] if (items["kind"] == "short_answer").any() else []
     return ExamTables(
-        key=key, items=read_table(files["items"][0], EXAM_ITEMS),
+        key=key, items=items,
         predictions=read_tables(files["predictions"], EXAM_PREDICTIONS, f"{key} exam predictions"),
-        grades=read_tables(files["grades"], EXAM_GRADES, f"{key} exam grades"),
+        grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
         detail=read_table(files["detail"][0], EXAM_DETAIL),
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
@@ -109,6 +105,6 @@ def input_files(params: Params) -> list[str]:
                   str(paths.scores(split))]
         for m in params.models_taking(split):
             files += [str(paths.predictions(split, m.key)), str(paths.judgments(split, m.key))]
-    for exam in exam_files(params).values():
-        files += [str(f) for table in exam.values() for f in table]
+    for exam in exam_files(params).values():  # no grades on an exam of multiple choice only
+        files += [str(f) for name, table in exam.items() for f in table if name != "grades" or f.exists()]
     return files
