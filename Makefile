@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
 # Stage commands call `python`: make it the environment's.
-export PATH := $(CURDIR)/$(BIN):$(PATH)
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: repro push test check check-params env clean-env bench screenshot
 
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml scripts/find_python.sh
 		rm -rf $(VENV); "$$PY" -m venv $(VENV); \
 	fi; \
 	$(BIN)/python -m pip install --quiet --upgrade pip; \
-	$(BIN)/python -m pip install --quiet -e '.[test]'; \
+	$(BIN)/python -m pip install --quiet -e '.[test,remotes]'; \
 	touch $(STAMP)
 
 env: $(STAMP)
