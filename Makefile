@@ -5,11 +5,12 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
-# Stage commands call `python`: make it the environment's.
+# Stage commands call `python`: make it the environment's (VENV may be another folder's, absolute).
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: repro push test check check-params env clean-env bench screenshot
 
+# `remotes`: DVC's S3, SSH, GCS and Azure plugins, so that any remote the docs name works (docs/remotes.md).
 $(STAMP): pyproject.toml scripts/find_python.sh
 	@set -e; \
 	if [ ! -x $(BIN)/python ] || ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
