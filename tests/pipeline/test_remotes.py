@@ -1,13 +1,14 @@
 """Results shared through real remotes, as the README sets them up: S3 and SSH servers on 127.0.0.1.
 
 Machine A reproduces a project whose model and judges are paid (the fake OpenAI-compatible
-server), adds the remote (``dvc remote add -d store ...``, credentials in ``.dvc/config.local``)
-and runs ``make push``. Machine B, a fresh clone with its own HOME, no key and its credentials in
-the environment, runs ``make repro``: every result comes back from the remote, nothing is sent,
-no stage runs. A changes a parameter, reproduces and pushes again; B's ``git pull && make repro``
-restores that too, and machine C, a clone that never pulled, runs ``sideways diff HEAD~1 HEAD``
-from the remote alone. No credential reaches a tracked file. The S3 server is moto's, with real
-IAM keys (a wrong one is refused); the SSH server is the OS's sshd with throwaway keys.
+server) with ``make repro``, adds the remote (``dvc remote add -d store ...``, credentials in
+``.dvc/config.local``) and runs ``make push``. Machine B clones it (its own HOME, no key, its
+credentials in the environment or its own ``config.local``). A changes a parameter, reproduces
+and pushes again; B's ``git pull && make repro`` restores every result from the remote: nothing
+is sent, no stage runs. Machine C, a clone that never pulled, is refused without credentials and
+runs ``sideways diff HEAD~1 HEAD`` from the remote alone. No credential reaches a tracked file.
+The S3 server is moto's, with real IAM keys (a wrong one is refused); the SSH server is the OS's
+sshd with throwaway keys (tests/helpers/remote_servers.py).
 """
 
 from __future__ import annotations
