@@ -60,10 +60,12 @@ def env(repo: Path, src: Path | None = None, home: Path | None = None) -> dict[s
     return out
 
 
-def run(repo: Path, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``cmd`` in ``repo`` (``dvc``, ``python`` and ``sideways`` from this environment)."""
+def run(repo: Path, *cmd: str, check: bool = True, environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in ``repo`` (``dvc``, ``python`` and ``sideways`` from this environment), in
+    ``environ`` (default: :func:`env`), with no standard input (nothing may wait for a prompt)."""
     exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
-    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=env(repo), capture_output=True, text=True)
+    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=environ or env(repo), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -10,6 +10,7 @@ install it; ``.ci/run`` installs it first, so CI always runs them.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -111,7 +112,6 @@ class SSH:
     user: str
     port: int
     keyfile: Path  # the user's private key (its public half is the only authorized key)
-    host_key: Path  # the server's public host key
 
     def url(self, path: Path) -> str:
         return f"ssh://{self.user}@127.0.0.1:{self.port}{path}"
@@ -143,8 +143,6 @@ def ssh_server(workdir: Path, sshd: str) -> Iterator[SSH]:
     ]))
     if os.geteuid() == 0:
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-    import pwd
-
     user = pwd.getpwuid(os.geteuid()).pw_name
     with serving([sshd, "-D", "-e", "-f", str(config)], port, workdir / "sshd.log"):
-        yield SSH(user, port, user_key, host_key.with_suffix(".pub"))
+        yield SSH(user, port, user_key)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.harness import BIN, commit, edit_params, env, executed, make, new_repo
+from helpers.harness import commit, edit_params, env, executed, make, new_repo, run
 from helpers.model_project import KEY
 from helpers.remote_servers import SSHD_HINT, find_sshd, s3_server, ssh_server
 from sideways.testing.openai_server import Behaviour, FakeServer
@@ -57,12 +57,7 @@ def machine(repo: Path, home: Path, **extra: str) -> dict[str, str]:
 
 
 def sh(repo: Path, environ: dict[str, str], *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
-    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=environ, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    return run(repo, *cmd, check=check, environ=environ)
 
 
 def results(repo: Path) -> dict[str, bytes]:
