@@ -2,11 +2,11 @@
 
 A commit that changes code (or params.yaml) without re-locking leaves a dvc.lock whose digests are
 those of older files: on a fresh clone `make repro` rewrites it, `git status` shows it modified,
-the report's header says "(dirty tree)", and `dvc status` lists stages as changed. Both tests clone
+and `dvc status` lists stages as changed. Both tests clone
 this repository's HEAD (what is committed, not the work tree), so they fail on such a commit.
-Re-locking: `make repro`, then `dvc repro reproductions/layton-eval/dvc.yaml`, and commit both
-dvc.lock files with what they changed (docs/design.md, "A fresh clone is clean").
-"""
+Re-locking: `make repro`, then `dvc repro reproductions/layton-eval/dvc.yaml` (with .venv/bin on
+PATH), and commit both dvc.lock files with what they changed (docs/design.md, "A fresh clone is
+clean")."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import yaml
 from helpers import ROOT
 from helpers.harness import env, make, run
 
-RELOCK = ("re-lock: `make repro && .venv/bin/dvc repro reproductions/layton-eval/dvc.yaml`, "
+RELOCK = ("re-lock on a clean tree: `make repro && PATH=$PWD/.venv/bin:$PATH dvc repro reproductions/layton-eval/dvc.yaml`, "
           "then commit dvc.lock, reproductions/layton-eval/dvc.lock and the outputs git tracks")
 
 
