@@ -51,12 +51,14 @@ from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring import latent_class  # noqa: E402
-from sideways.scoring.calibration import score_models  # noqa: E402
+from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
+from sideways.scoring.hierarchy import prior_counts  # noqa: E402
+from sideways.scoring.latent_prior import latent_priors  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
-INTERVALS = ("published", "v1", "hierarchical", "latent")
+INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 FIELD = "both_correct"
 
 
@@ -133,11 +135,46 @@ def _calibrated(pop: Population, kept: pd.DataFrame, posterior: str, seed: int) 
                             models=sorted(pop.truth)).set_index("model")
 
 
-def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str) -> dict[str, tuple[float, float]]:
-    """model -> (lo, hi) of the latent-class posterior's 95% set for the share right among its labelled rows."""
+def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str,
+                     ) -> dict[str, dict[str, tuple[float, float]]]:
+    """interval name -> model -> (lo, hi): the latent-class posterior's 95% set for the share right among the
+    model's labelled rows (``latent-class``), and the binned one (``latent``, sideways.scoring.latent_prior)."""
     rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
     draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
     keys = rows.keys.assign(row=np.arange(len(rows.keys)))
+    return {"latent-class": _class_counts(pop, rows, draws, keys), "latent": _binned(pop, kept, keys, draws)}
+
+
+def _binned(pop: Population, kept: pd.DataFrame, keys: pd.DataFrame, draws: latent_class.Draws,
+            ) -> dict[str, tuple[float, float]]:
+    """The binned latent interval of every measured model over its population rows."""
+    rows = pop.labels[["riddle_id", "model"]].merge(keys, on=["riddle_id", "model"]).merge(
+        pop.jury[["riddle_id", "model", "provider", f"{FIELD}_votes", f"{FIELD}_judges"]], on=["riddle_id", "model"])
+    rows = rows.merge(kept[["riddle_id", "model", f"human_{FIELD}"]], on=["riddle_id", "model"], how="left")
+    bins = jury_bins(rows[f"{FIELD}_votes"].to_numpy(), rows[f"{FIELD}_judges"].to_numpy())
+    labels = [None if pd.isna(v) else bool(v) for v in rows[f"human_{FIELD}"]]
+    providers = dict(zip(rows["model"], rows["provider"], strict=True))
+    priors = latent_priors(rows["model"].tolist(), bins, draws.predicted[rows["row"].to_numpy()], labels, providers)
+    out = {}
+    for model in sorted(pop.truth):
+        mine = [i for i, m in enumerate(rows["model"]) if m == model]
+        hist: dict[tuple[int, int], list[int]] = {}
+        for i in mine:
+            cell = hist.setdefault(bins[i], [0, 0, 0])
+            cell[0] += 1
+            if labels[i] is not None:
+                cell[1] += int(bool(labels[i]))
+                cell[2] += 1
+        order = sorted(hist, key=lambda b: b[0] / b[1])
+        lo, hi = prior_counts([hist[b][0] for b in order], [(hist[b][1], hist[b][2]) for b in order],
+                              priors[model], order)
+        out[model] = (lo / len(mine), hi / len(mine))
+    return out
+
+
+def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.Draws, keys: pd.DataFrame,
+                  ) -> dict[str, tuple[float, float]]:
+    """The latent-class model's own count over each measured model's population rows."""
     out = {}
     for model in sorted(pop.truth):
         population_rows = keys.merge(pop.labels.loc[pop.labels["model"] == model, ["riddle_id", "model"]],
@@ -158,12 +195,15 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
             rng = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
             kept = keep_labels(pop.labels, share, rng)
             _add_posteriors(pop, kept, seed, share, names, tallies)
-            if "latent" in names:
-                for model, (lo, hi) in latent_intervals(pop, kept, seed, f"{share}/{r}").items():
-                    t = tallies[("latent", share)]
-                    t.covered += lo <= pop.truth[model] <= hi
-                    t.intervals += 1
-                    t.half_widths.append((hi - lo) / 2)
+            if "latent" in names or "latent-class" in names:
+                for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}").items():
+                    if name not in names:
+                        continue
+                    for model, (lo, hi) in by_model.items():
+                        t = tallies[(name, share)]
+                        t.covered += lo <= pop.truth[model] <= hi
+                        t.intervals += 1
+                        t.half_widths.append((hi - lo) / 2)
     return [tallies[(name, share)].row(name, share) for share in shares for name in names]
 
 

@@ -117,10 +117,12 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Draws:
-    """``right[d, i]``: P(row i is right for the field | posterior draw d); ``alpha[d]``: the draw's alpha."""
+    """``right[d, i]``: P(row i is right for the field | posterior draw d); ``alpha[d]``: the draw's alpha;
+    ``predicted[i]``: the mean over draws of what the model predicts for row i without its label."""
 
     right: FloatArray
     alpha: FloatArray
+    predicted: FloatArray
 
 
 def evidence(
@@ -182,6 +184,7 @@ class _Sampler:
         self.n_patterns, self.n_judges = ev.pattern_codes.shape
         self.n_panels = int(ev.pattern_panel.max()) + 1
         self.unlabelled = np.flatnonzero(ev.label < 0)
+        self.labelled = np.flatnonzero(ev.label >= 0)
         self.on_panel = ev.pattern_codes >= 0  # patterns x judges
 
     def init(self) -> _State:
@@ -278,8 +281,11 @@ class _Sampler:
         return out
 
     def sweep(self, s: _State, probs: FloatArray | None) -> None:
-        """One Gibbs sweep; when ``probs`` is given, each unlabelled row's class probabilities go there."""
+        """One Gibbs sweep; when ``probs`` is given, each row's class probabilities go there (a labelled
+        row's as if it had no label: what the model predicts for it)."""
         log_q = self._log_q(s.log_theta)
+        if probs is not None and len(self.labelled):
+            probs[self.labelled] = self._conditional(s, self.labelled, log_q)
         order = self.rng.permutation(self.unlabelled)
         for block in np.array_split(order, BLOCKS):
             if not len(block):
@@ -310,13 +316,16 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
     right[:, labelled] = np.isin(ev.label[labelled], right_classes)
     alphas = np.zeros(draws)
     probs = np.zeros((len(ev.label), CLASSES))
+    predicted = np.zeros(len(ev.label))
     for _ in range(burn_in):
         sampler.sweep(state, None)
     for d in range(draws):
         sampler.sweep(state, probs)
-        right[d, ~labelled] = probs[~labelled][:, right_classes].sum(axis=1)
+        p_right = probs[:, right_classes].sum(axis=1)
+        right[d, ~labelled] = p_right[~labelled]
+        predicted += p_right
         alphas[d] = state.alpha
-    return Draws(right=right, alpha=alphas)
+    return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1))
 
 
 def count_pmf(right: FloatArray) -> FloatArray:
