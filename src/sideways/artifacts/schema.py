@@ -255,6 +255,9 @@ SCORES = TableSchema(
         ("posterior_score_pct", "float64"),
         ("posterior_ci_pct", "float64"),
         ("interval", "string"),
+        # which posterior (calibration.posterior) the posterior_* columns hold: the diff and the
+        # pairwise comparisons draw from the same one
+        ("posterior", "string"),
         ("n", "int64"),
         ("n_labelled", "int64"),
         ("n_pool", "int64"),

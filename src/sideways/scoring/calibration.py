@@ -23,8 +23,8 @@ import pandas as pd
 
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
-from sideways.scoring.hierarchy import Prior, pooled_priors, prior_counts
-from sideways.scoring.posterior import KAPPA_MAX, posterior_counts
+from sideways.scoring.hierarchy import Prior, pooled_priors, prior_summary
+from sideways.scoring.posterior import KAPPA_MAX, posterior_summary
 from sideways.scoring.ppi import bootstrap_interval, exact_quantile_counts
 from sideways.scoring.ranking import ci_pct, score_pct
 
@@ -190,6 +190,16 @@ def count_interval(k_lo: int, k_hi: int, n: int) -> Interval:
                     ci_pct(exact_half))
 
 
+def mean_interval(k_lo: int, k_hi: int, mean: float, n: int) -> Interval:
+    """A posterior's interval [k_lo/n, k_hi/n] with its point estimate, the posterior mean E[K]/n
+    (docs/method.md §6). ``half_width`` is the interval's, (k_hi - k_lo) / 2n; the published
+    ``ci_pct`` rounds up the farther end's distance from the score, so that score ± ci holds the
+    whole interval (ranks and rank spreads read score ± ci, §5)."""
+    score, lo, hi = mean / n, k_lo / n, k_hi / n
+    reach = max(score - lo, hi - score, 0.0)
+    return Interval(score, lo, hi, (k_hi - k_lo) / (2 * n), score_pct(score), ci_pct(reach))
+
+
 def model_interval(
     counts: list[int], probs: list[float], *, method: str, bootstrap: int, rng: np.random.Generator | None
 ) -> Interval:
@@ -244,10 +254,11 @@ def _posterior(model: str, provider: str, hist: dict[Bin, int], setup: _Setup) -
     counts = [hist[b] for b in bins]
     prior = setup.priors.get(model)
     if setup.posterior == "v1" or prior is None:
-        k_lo, k_hi = posterior_counts(counts, own, [pool.get(b, (0, 0)) for b in bins], kappa_max=setup.kappa_max)
+        k_lo, k_hi, mean = posterior_summary(counts, own, [pool.get(b, (0, 0)) for b in bins],
+                                             kappa_max=setup.kappa_max)
     else:
-        k_lo, k_hi = prior_counts(counts, own, prior, bins)
-    return count_interval(k_lo, k_hi, sum(counts)), sum(size for _, size in own)
+        k_lo, k_hi, mean = prior_summary(counts, own, prior, bins)
+    return mean_interval(k_lo, k_hi, mean, sum(counts)), sum(size for _, size in own)
 
 
 def score_models(
@@ -341,7 +352,7 @@ def _score_row(
         "model": model, "provider": provider, "model_name": model_name, "n_hints": int(n_hints),
         "field": setup.field, **pub,
         **{f"posterior_{k}": getattr(post, k) for k in ("score", "lo", "hi", "half_width", "score_pct", "ci_pct")},
-        "interval": setup.interval, "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
+        "interval": setup.interval, "posterior": setup.posterior, "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
         "bootstrap": int(setup.bootstrap) if setup.method == "layton" else 0,
         "seed": int(setup.seed),
         "true_score": None if true is None else float(true),

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sideways.scoring.posterior import shortest_set
+from sideways.scoring.posterior import summarise
 from sideways.scoring.ppi import FloatArray
 
 #: (kappa, sigma) points the data weigh: kappa the prior rate's weight in labels per bin, sigma
@@ -250,13 +250,25 @@ def prior_counts(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bins
     mixture, over the prior's (kappa, sigma) points and the level's nodes, of the convolution of
     the bins' beta-binomials; the model's own labels weigh every point and node.
     """
+    lo, hi, _ = prior_summary(counts, own, prior, bins, level=level)
+    return lo, hi
+
+
+def mixture_rates(own: Sequence[Tally], prior: Prior, bins: Sequence[Bin]) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(alpha, beta, weights) of the posterior's mixture components: per component, each bin's beta
+    posterior of the rate, and the component's weight (they sum to 1). A draw of the posterior
+    picks a component by weight, then each bin's rate from its beta (:mod:`sideways.scoring.paired`)."""
     own_arr = np.array(own, dtype=np.float64).T.reshape(2, len(bins))
-    unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     eta = np.array([prior.eta[b] for b in bins])
     rows = np.array([prior.pool_rows[b] for b in bins], dtype=np.float64)
     alpha, beta, weights = _rows(own_arr, eta, rows, prior.spread)
     keep = weights > 1e-9
-    pmf = mixture_pmf(unlabelled, alpha[keep], beta[keep], weights[keep])
-    lo, hi = shortest_set(pmf / pmf.sum(), level)
-    known = sum(o[0] for o in own)
-    return known + lo, known + hi
+    return alpha[keep], beta[keep], weights[keep] / weights[keep].sum()
+
+
+def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bins: Sequence[Bin], *,
+                  level: float = 0.95) -> tuple[int, int, float]:
+    """(K_lo, K_hi, E[K]): :func:`prior_counts` and the posterior mean of the count."""
+    unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
+    alpha, beta, weights = mixture_rates(own, prior, bins)
+    return summarise(mixture_pmf(unlabelled, alpha, beta, weights), sum(o[0] for o in own), level)
