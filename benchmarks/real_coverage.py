@@ -53,8 +53,8 @@ from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.hierarchy import prior_counts  # noqa: E402
-from sideways.scoring.latent_prior import latent_priors  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
+from sideways.scoring.latent_prior import latent_priors  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"

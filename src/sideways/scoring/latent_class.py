@@ -196,18 +196,16 @@ class _Sampler:
         z = answer.astype(np.int64) + 2 * just.astype(np.int64)
         z = np.where(np.isin(z, self.classes), z, np.where(answer, 1, 0))
         z = np.where(ev.label >= 0, ev.label, z)
-        state = _State(z=z, log_pi=np.zeros((ev.n_models, CLASSES)), log_theta=np.zeros((self.n_judges, CLASSES, CODES)),
-                       alpha=math.inf)
+        state = _State(z=z, log_pi=np.zeros((ev.n_models, CLASSES)),
+                       log_theta=np.zeros((self.n_judges, CLASSES, CODES)), alpha=math.inf)
         self._update_params(state)
         return state
 
     def _counts(self, z: IntArray) -> tuple[FloatArray, FloatArray]:
         """(n[p, c] rows of pattern p in class c, N[g, c] rows of panel g in class c)."""
-        n = np.bincount(self.ev.pattern * CLASSES + z, minlength=self.n_patterns * CLASSES)
-        n = n.reshape(self.n_patterns, CLASSES).astype(np.float64)
-        big = np.zeros((self.n_panels, CLASSES))
-        np.add.at(big, self.ev.pattern_panel, n)
-        return n, big
+        flat = np.bincount(self.ev.pattern * CLASSES + z, minlength=self.n_patterns * CLASSES)
+        n: FloatArray = flat.reshape(self.n_patterns, CLASSES).astype(np.float64)
+        return self._counts_from(n)
 
     def _log_q(self, log_theta: FloatArray) -> FloatArray:
         """log q[p, c]: the pattern's probability under independent judges."""
@@ -220,8 +218,8 @@ class _Sampler:
     def _update_params(self, s: _State) -> None:
         """pi | z, theta | z (each judge's margins), alpha | z, theta (on the grid)."""
         ev, rng = self.ev, self.rng
-        per_model = np.bincount(ev.model * CLASSES + s.z, minlength=ev.n_models * CLASSES)
-        per_model = per_model.reshape(ev.n_models, CLASSES).astype(np.float64)
+        flat = np.bincount(ev.model * CLASSES + s.z, minlength=ev.n_models * CLASSES)
+        per_model: FloatArray = flat.reshape(ev.n_models, CLASSES).astype(np.float64)
         top = per_model[:, 3]
         rest_classes = self.classes[self.classes != 3]
         share = rng.beta(0.5 + top, 0.5 + per_model[:, rest_classes].sum(axis=1))
@@ -344,7 +342,9 @@ def count_pmf(right: FloatArray) -> FloatArray:
 
 def label_class(answer: pd.Series, justification: pd.Series) -> IntArray:
     """Human labels as classes a + 2 j."""
-    return (answer.astype(bool).to_numpy().astype(np.int64) + 2 * justification.astype(bool).to_numpy().astype(np.int64))
+    a = answer.astype(bool).to_numpy().astype(np.int64)
+    out: IntArray = a + 2 * justification.astype(bool).to_numpy().astype(np.int64)
+    return out
 
 
 @dataclass(frozen=True)

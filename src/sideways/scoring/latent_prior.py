@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
+from sideways.scoring import latent_class
 from sideways.scoring.hierarchy import EDGE, Prior, spread_weights
 from sideways.scoring.ppi import FloatArray
 
@@ -55,3 +57,26 @@ def latent_priors(
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread)
             for i, m in enumerate(names)}
+
+
+def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
+                 seed: int, stream: str) -> dict[str, Prior]:
+    """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a
+    verdict (seeded by ``seed`` and ``stream``, e.g. the split and field), its predictions binned by the
+    field's jury score (docs/method.md §6)."""
+    rows = latent_class.table_evidence(jury, judgments, annotations)
+    draws = latent_class.sample(rows.evidence, field, seed=seed, stream=stream)
+    cols = ["riddle_id", "model", "provider", f"{field}_votes", f"{field}_judges"]
+    frame = rows.keys.assign(row=np.arange(len(rows.keys))).merge(jury[cols], on=["riddle_id", "model"])
+    frame = frame[frame[f"{field}_judges"] > 0]
+    label = f"human_{field}"
+    if label in annotations.columns and len(annotations):
+        frame = frame.merge(annotations[["riddle_id", "model", label]], on=["riddle_id", "model"], how="left")
+        labels = [None if pd.isna(v) else bool(v) for v in frame[label]]
+    else:
+        labels = [None] * len(frame)
+    votes, judges = frame[f"{field}_votes"].to_numpy(), frame[f"{field}_judges"].to_numpy()
+    g = np.gcd(votes, judges)
+    bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
+    providers = dict(zip(frame["model"], frame["provider"], strict=True))
+    return latent_priors(frame["model"].tolist(), bins, draws.predicted[frame["row"].to_numpy()], labels, providers)
