@@ -66,8 +66,8 @@ ALPHAS = (1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, math.inf)
 #: Random blocks of unlabelled rows updated one after the other in a sweep.
 BLOCKS = 4
 #: Sweeps discarded, then kept (every one).
-BURN_IN = 150
-DRAWS = 400
+BURN_IN = 100
+DRAWS = 200
 
 
 def _theta_prior() -> FloatArray:
