@@ -24,6 +24,7 @@ import pandas as pd
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
 from sideways.scoring.hierarchy import Prior, pooled_priors, prior_summary
+from sideways.scoring.latent_prior import stream as latent_stream
 from sideways.scoring.latent_prior import table_priors
 from sideways.scoring.posterior import KAPPA_MAX, posterior_summary
 from sideways.scoring.ppi import bootstrap_interval, exact_quantile_counts
@@ -300,7 +301,7 @@ def score_models(
     histograms = _histograms(jury, field)
     meta = _model_meta(jury)
     priors = _priors(posterior, jury, annotations, judgments, histograms, meta, own,
-                     (field, seed, f"{stream}\x1f{field}"))
+                     (field, seed, latent_stream(stream, field)))
     setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
                    overall, per_provider, own)
     pool_sizes = pool["provider"].value_counts().to_dict()

@@ -59,6 +59,11 @@ def latent_priors(
             for i, m in enumerate(names)}
 
 
+def stream(split: str, field: str) -> str:
+    """The sampler's stream for a split and field: the calibrate stage and the paired draws use the same."""
+    return f"{split}\x1f{field}"
+
+
 def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
                  seed: int, stream: str) -> dict[str, Prior]:
     """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,11 +195,16 @@ def _uniforms(ev: Evidence, model: str, replicates: int, seed: int) -> FloatArra
 
 
 def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resample_riddles: bool = False,
-                kappa_max: float = KAPPA_MAX, posterior: str = "v1") -> dict[str, FloatArray]:
+                kappa_max: float = KAPPA_MAX, posterior: str = "v1",
+                priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
     """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws, from the
-    posterior named ``posterior`` (``calibration.posterior``: v1 or hierarchical)."""
+    posterior named ``posterior`` (``calibration.posterior``: v1, hierarchical, or latent, whose
+    ``priors`` the caller gives: :func:`sideways.scoring.latent_prior.table_priors` needs the judgments)."""
     w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
-    priors = hierarchical_priors(ev) if posterior == "hierarchical" else {}
+    if posterior == "latent" and priors is None:
+        raise CalibrationError("paired draws: the latent posterior needs its priors (from the judges' verdicts)")
+    if priors is None:
+        priors = hierarchical_priors(ev) if posterior == "hierarchical" else {}
     out: dict[str, FloatArray] = {}
     for model in ev.models:
         bins, lab = ev.bins[model], ev.labels[model]
@@ -264,7 +269,8 @@ def ranked_by(scores: pd.DataFrame | None) -> tuple[str, str]:
 
 
 def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, replicates: int = REPLICATES,
-                  resample_riddles: bool = False) -> dict[str, FloatArray]:
+                  resample_riddles: bool = False,
+                  priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
     """Per model, the paired draws of the estimator the version's leaderboard ranks by (:func:`ranked_by`):
     its posterior's (:func:`model_draws`), or the published interval's bootstrap (:func:`published_draws`;
     with ``resample_riddles`` the posterior's, which alone can resample riddles)."""
@@ -272,4 +278,5 @@ def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, repli
     if interval == "published" and scores is not None and not resample_riddles:
         published = {str(m): float(s) for m, s in zip(scores["model"], scores["score"], strict=True) if pd.notna(s)}
         return published_draws(ev, published, seed=seed, replicates=replicates)
-    return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, posterior=posterior)
+    return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, posterior=posterior,
+                       priors=priors if posterior == "latent" else None)
