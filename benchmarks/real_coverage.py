@@ -17,8 +17,11 @@ computed for the share of both-correct among the model's labelled predictions:
 - `published`: layton-eval's interval, computed exactly (`method: exact`; a repeat in which it meets an
   empty jury-score bin is a failed repeat for it and gives it no coverage);
 - `v1`, `hierarchical`: the posterior intervals of the same name (docs/method.md §6);
-- `latent`: the latent-class posterior (sideways.scoring.latent_class), fitted on every row of the
-  file (the verdicts of unlabelled rows teach it too), its count over the model's hidden rows.
+- `latent-class`: the latent-class model's own count (sideways.scoring.latent_class), fitted on every row
+  of the file (the verdicts of unlabelled rows teach it too), over the model's hidden rows;
+- `latent`: the latent posterior (`calibration.posterior: latent`, sideways.scoring.latent_prior): the
+  latent-class model's predictions, fitted without the labels of the model's provider, as each jury-score
+  bin's start, worth what the labels say.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -50,11 +53,10 @@ from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import latent_class  # noqa: E402
+from sideways.scoring import latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.hierarchy import prior_counts  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
-from sideways.scoring.latent_prior import latent_priors  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
@@ -135,26 +137,28 @@ def _calibrated(pop: Population, kept: pd.DataFrame, posterior: str, seed: int) 
                             models=sorted(pop.truth)).set_index("model")
 
 
-def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str,
+def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: list[str],
                      ) -> dict[str, dict[str, tuple[float, float]]]:
-    """interval name -> model -> (lo, hi): the latent-class posterior's 95% set for the share right among the
+    """interval name -> model -> (lo, hi): the latent-class model's own 95% set for the share right among the
     model's labelled rows (``latent-class``), and the binned one (``latent``, sideways.scoring.latent_prior)."""
-    rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
-    draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
-    keys = rows.keys.assign(row=np.arange(len(rows.keys)))
-    return {"latent-class": _class_counts(pop, rows, draws, keys), "latent": _binned(pop, kept, keys, draws)}
+    out = {}
+    if "latent-class" in names:
+        rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
+        draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
+        out["latent-class"] = _class_counts(pop, rows, draws, rows.keys.assign(row=np.arange(len(rows.keys))))
+    if "latent" in names:
+        out["latent"] = _binned(pop, kept, seed, stream)
+    return out
 
 
-def _binned(pop: Population, kept: pd.DataFrame, keys: pd.DataFrame, draws: latent_class.Draws,
-            ) -> dict[str, tuple[float, float]]:
-    """The binned latent interval of every measured model over its population rows."""
-    rows = pop.labels[["riddle_id", "model"]].merge(keys, on=["riddle_id", "model"]).merge(
-        pop.jury[["riddle_id", "model", "provider", f"{FIELD}_votes", f"{FIELD}_judges"]], on=["riddle_id", "model"])
-    rows = rows.merge(kept[["riddle_id", "model", f"human_{FIELD}"]], on=["riddle_id", "model"], how="left")
+def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str) -> dict[str, tuple[float, float]]:
+    """The latent interval (sideways.scoring.latent_prior) of every measured model over its population rows."""
+    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, FIELD, seed=seed, stream=stream)
+    population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
+    priors = latent_prior.binned_priors(population, kept, pred, FIELD)
+    rows = population.merge(kept[["riddle_id", "model", f"human_{FIELD}"]], on=["riddle_id", "model"], how="left")
     bins = jury_bins(rows[f"{FIELD}_votes"].to_numpy(), rows[f"{FIELD}_judges"].to_numpy())
     labels = [None if pd.isna(v) else bool(v) for v in rows[f"human_{FIELD}"]]
-    providers = dict(zip(rows["model"], rows["provider"], strict=True))
-    priors = latent_priors(rows["model"].tolist(), bins, draws.predicted[rows["row"].to_numpy()], labels, providers)
     out = {}
     for model in sorted(pop.truth):
         mine = [i for i, m in enumerate(rows["model"]) if m == model]
@@ -196,9 +200,7 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
             kept = keep_labels(pop.labels, share, rng)
             _add_posteriors(pop, kept, seed, share, names, tallies)
             if "latent" in names or "latent-class" in names:
-                for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}").items():
-                    if name not in names:
-                        continue
+                for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
                     for model, (lo, hi) in by_model.items():
                         t = tallies[(name, share)]
                         t.covered += lo <= pop.truth[model] <= hi

@@ -64,15 +64,31 @@ def stream(split: str, field: str) -> str:
     return f"{split}\x1f{field}"
 
 
-def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
-                 seed: int, stream: str) -> dict[str, Prior]:
-    """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a
-    verdict (seeded by ``seed`` and ``stream``, e.g. the split and field), its predictions binned by the
-    field's jury score (docs/method.md §6)."""
-    rows = latent_class.table_evidence(jury, judgments, annotations)
-    draws = latent_class.sample(rows.evidence, field, seed=seed, stream=stream)
+def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
+                seed: int, stream: str) -> pd.DataFrame:
+    """(riddle_id, model, predicted) of every row with a verdict: P(right) by the latent-class model fitted
+    without the labels of the row's provider's models (one fit per provider, each seeded by ``seed``,
+    ``stream`` and the provider), so that a model's own labels are counted once, in its bins' update,
+    and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6)."""
+    providers = jury.drop_duplicates("model").set_index("model")["provider"]
+    label_provider = annotations["model"].map(providers) if len(annotations) else pd.Series(dtype=object)
+    parts = []
+    for provider in sorted(set(providers)):
+        held = annotations[label_provider != provider] if len(annotations) else annotations
+        rows = latent_class.table_evidence(jury, judgments, held)
+        draws = latent_class.sample(rows.evidence, field, seed=seed, stream=f"{stream}\x1f{provider}")
+        mine = (rows.keys["model"].map(providers) == provider).to_numpy()
+        parts.append(rows.keys[mine].assign(predicted=draws.predicted[mine]))
+    out: pd.DataFrame = pd.concat(parts, ignore_index=True)
+    return out
+
+
+def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.DataFrame, field: str,
+                  ) -> dict[str, Prior]:
+    """model -> its latent prior from each row's held-out prediction (:func:`predictions`), binned by the
+    field's jury score, weighed by the labels of ``annotations``."""
     cols = ["riddle_id", "model", "provider", f"{field}_votes", f"{field}_judges"]
-    frame = rows.keys.assign(row=np.arange(len(rows.keys))).merge(jury[cols], on=["riddle_id", "model"])
+    frame = predicted.merge(jury[cols], on=["riddle_id", "model"])
     frame = frame[frame[f"{field}_judges"] > 0]
     label = f"human_{field}"
     if label in annotations.columns and len(annotations):
@@ -84,4 +100,13 @@ def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Da
     g = np.gcd(votes, judges)
     bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
     providers = dict(zip(frame["model"], frame["provider"], strict=True))
-    return latent_priors(frame["model"].tolist(), bins, draws.predicted[frame["row"].to_numpy()], labels, providers)
+    return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers)
+
+
+def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
+                 seed: int, stream: str) -> dict[str, Prior]:
+    """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a
+    verdict (seeded by ``seed`` and ``stream``, e.g. the split and field), its held-out predictions binned
+    by the field's jury score (docs/method.md §6)."""
+    pred = predictions(jury, judgments, annotations, field, seed=seed, stream=stream)
+    return binned_priors(jury, annotations, pred, field)
