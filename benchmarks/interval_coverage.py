@@ -71,7 +71,6 @@ from sideways.testing.coverage import (  # noqa: E402
     slim_riddles,
 )
 
-
 GRIDS = {"full": FULL_GRID, "base": GRID, "hard": HARD_GRID, "quick": QUICK_GRID}
 
 

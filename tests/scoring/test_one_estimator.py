@@ -16,10 +16,10 @@ from sideways.scoring.calibration import score_models
 from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard, ranked_columns
-from sideways.sources.demo import load_demo
-from sideways.testing.coverage import slim_riddles
-from sideways.testing.changes import judge_all
 from sideways.simulation.models import simulate_predictions
+from sideways.sources.demo import load_demo
+from sideways.testing.changes import judge_all
+from sideways.testing.coverage import slim_riddles
 
 
 @pytest.fixture(scope="module")
@@ -90,5 +90,5 @@ def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, interval):
         if p["apart"]:
             assert rank[p["a"]] < rank[p["b"]] and not groups[p["a"]] & groups[p["b"]], p
     assert set(got["rank_sets"]) == set(rank)
-    for m, (best, worst) in got["rank_sets"].items():
+    for best, worst in got["rank_sets"].values():
         assert 1 <= best <= worst <= len(rank)

@@ -159,9 +159,10 @@ def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cell
         for name in POSTERIORS:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the published interval's empty bins: counted from the nulls
-                got = score_models(jury, labels, field=cal.field, method=published_method if scores is None else "exact",
-                                   bootstrap=cal.bootstrap, seed=seed, empty_bin=cal.empty_bin, interval="posterior",
-                                   kappa_max=kappa_max, posterior=name, truth=truth)
+                method = published_method if scores is None else "exact"  # the published interval: once
+                got = score_models(jury, labels, field=cal.field, method=method, bootstrap=cal.bootstrap, seed=seed,
+                                   empty_bin=cal.empty_bin, interval="posterior", kappa_max=kappa_max,
+                                   posterior=name, truth=truth)
             scores = got if scores is None else scores
             scores = scores.assign(**{f"{name}_covered": got["posterior_covered"].to_numpy(),
                                       f"{name}_half_width": got["posterior_half_width"].to_numpy(),
