@@ -50,11 +50,12 @@ IntervalName = Literal["posterior", "published"]
 the truth in simulation) or the published one of ``method`` (docs/method.md §4, §6)."""
 INTERVALS: tuple[IntervalName, ...] = get_args(IntervalName)
 
-PosteriorName = Literal["hierarchical", "v1"]
+PosteriorName = Literal["hierarchical", "latent", "v1"]
 """How the posterior interval sets each bin's prior (docs/method.md §6): issue 10's pool rate worth
 at most four labels (v1, the default), or partially pooled across models with a prior weight
 chosen by the data (hierarchical: narrower, but it covers less where judges are poor, so not the
-default; issue 30's measurement)."""
+default), or started from a latent-class model of every judge's answer and justification verdicts
+(latent: needs the judgments, not only the jury's vote counts)."""
 POSTERIORS: tuple[PosteriorName, ...] = get_args(PosteriorName)
 
 EmptyBin = Literal["error", "nearest"]

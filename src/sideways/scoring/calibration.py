@@ -24,6 +24,7 @@ import pandas as pd
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
 from sideways.scoring.hierarchy import Prior, pooled_priors, prior_summary
+from sideways.scoring.latent_prior import table_priors
 from sideways.scoring.posterior import KAPPA_MAX, posterior_summary
 from sideways.scoring.ppi import bootstrap_interval, exact_quantile_counts
 from sideways.scoring.ranking import ci_pct, score_pct
@@ -225,7 +226,7 @@ class _Setup:
     interval: str
     kappa_max: float
     posterior: str
-    priors: dict[str, Prior | None]
+    priors: Mapping[str, Prior | None]
     overall: dict[Bin, Tally]
     per_provider: dict[tuple[str, Bin], Tally]
     own: dict[tuple[str, Bin], Tally]
@@ -275,6 +276,8 @@ def score_models(
     posterior: str = "v1",
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
+    judgments: pd.DataFrame | None = None,
+    stream: str = "",
 ) -> pd.DataFrame:
     """One SCORES row per model of ``jury`` for ``field``, sorted by model key, with both intervals.
 
@@ -286,7 +289,8 @@ def score_models(
     fails on an empty bin with ``empty_bin="error"`` when ``interval`` is "published"; when the
     leaderboard ranks by the posterior interval it is left null instead, with a warning.
     ``truth`` maps model keys to known true scores (simulation): then ``covered`` and
-    ``posterior_covered`` say whether each interval holds it.
+    ``posterior_covered`` say whether each interval holds it. ``posterior="latent"`` needs every
+    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split).
     """
     _check_options(field, method, empty_bin, bootstrap, interval, posterior)
     pool = _label_pool(jury, annotations, field)
@@ -295,8 +299,8 @@ def score_models(
            for k, v in pool.groupby(["model", "bin"], sort=False)["label"].agg(["sum", "size"]).iterrows()}
     histograms = _histograms(jury, field)
     meta = _model_meta(jury)
-    priors = ({} if posterior == "v1" else
-              pooled_priors(histograms, {m: p for m, (p, _, _) in meta.items() if m in histograms}, own))
+    priors = _priors(posterior, jury, annotations, judgments, histograms, meta, own,
+                     (field, seed, f"{stream}\x1f{field}"))
     setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
                    overall, per_provider, own)
     pool_sizes = pool["provider"].value_counts().to_dict()
@@ -317,6 +321,23 @@ def score_models(
                                true=(truth or {}).get(model)))
     frame = pd.DataFrame(rows, columns=SCORES.names)
     return conform(frame, SCORES, f"scores ({field}, {method})")
+
+
+def _priors(
+    posterior: str, jury: pd.DataFrame, annotations: pd.DataFrame, judgments: pd.DataFrame | None,
+    histograms: dict[str, dict[Bin, int]], meta: dict[str, tuple[str, str, int]], own: dict[tuple[str, Bin], Tally],
+    sampling: tuple[str, int, str],
+) -> Mapping[str, Prior | None]:
+    """Each model's prior for the hierarchical and latent posteriors (v1 needs none)."""
+    if posterior == "v1":
+        return {}
+    if posterior == "hierarchical":
+        return pooled_priors(histograms, {m: p for m, (p, _, _) in meta.items() if m in histograms}, own)
+    if judgments is None:
+        raise CalibrationError("calibration: the latent posterior needs the judges' verdicts (judgments), "
+                               "not only the jury's vote counts")
+    field, seed, stream = sampling
+    return table_priors(jury, judgments, annotations, field, seed=seed, stream=stream)
 
 
 def _check_options(field: str, method: str, empty_bin: str, bootstrap: int, interval: str, posterior: str) -> None:

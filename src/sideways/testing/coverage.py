@@ -120,6 +120,12 @@ def slim_riddles(riddles: pd.DataFrame) -> pd.DataFrame:
 
 def simulate_split(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(predictions, jury) of one simulated run (``seed``) of one split: what every label budget shares."""
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
+    return predictions, jury
+
+
+def simulate_run(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(predictions, judgments, jury) of one simulated run (``seed``) of one split."""
     models = params.models
     predictions = pd.concat([simulate_predictions(riddles, m, seed) for m in models], ignore_index=True)
     panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in models}
@@ -129,7 +135,7 @@ def simulate_split(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd
                                                                             if j.key in p])], j, seed)
         for j in params.jury.pool if any(j.key in p for p in panels.values())
     ], ignore_index=True)
-    return predictions, jury_table(judgments, predictions, panels)
+    return predictions, judgments, jury_table(judgments, predictions, panels)
 
 
 def interval_names() -> tuple[str, ...]:
@@ -148,7 +154,7 @@ def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cell
     columns and, for every posterior ``name`` of :data:`POSTERIORS`, ``<name>_covered``,
     ``<name>_half_width`` and ``<name>_score`` (v1 with ``kappa_max``).
     """
-    predictions, jury = simulate_split(params, riddles, seed)
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
     cal = params.calibration
     truth = true_scores(riddles, predictions, cal.field)
     out = []
@@ -162,7 +168,7 @@ def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cell
                 method = published_method if scores is None else "exact"  # the published interval: once
                 got = score_models(jury, labels, field=cal.field, method=method, bootstrap=cal.bootstrap, seed=seed,
                                    empty_bin=cal.empty_bin, interval="posterior", kappa_max=kappa_max,
-                                   posterior=name, truth=truth)
+                                   posterior=name, truth=truth, judgments=judgments, stream=split)
             scores = got if scores is None else scores
             scores = scores.assign(**{f"{name}_covered": got["posterior_covered"].to_numpy(),
                                       f"{name}_half_width": got["posterior_half_width"].to_numpy(),
