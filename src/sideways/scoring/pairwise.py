@@ -5,7 +5,7 @@ with the paired draws of :mod:`sideways.scoring.paired`, drawn from the estimato
 ranks by (its posterior, or the published interval's bootstrap): ranks, tie groups and rank sets
 follow one interval. A pair is apart when the 95% interval of its difference excludes 0. Tie
 groups are the runs of consecutive models (in rank order) none of whose pairs is apart
-(:func:`sideways.scoring.verdicts.tie_groups`); rank sets are :mod:`sideways.scoring.rank_sets`'.
+(:func:`sideways.scoring.verdicts.tie_groups`); rank sets come from :mod:`sideways.scoring.rank_sets`.
 """
 
 from __future__ import annotations
