@@ -4,7 +4,7 @@ Usage:
   python benchmarks/interval_coverage.py --seeds N (--per-riddle K [K ...] | --share S [S ...])
                                 --judge-quality Q --models M --interval NAME [--self-bias B]
                                 [--riddles R] [--first-seed S0] [--kappa K [K ...]] [--json OUT]
-  python benchmarks/interval_coverage.py --grid full|quick --seeds N [--first-seed S0] [--json OUT]
+  python benchmarks/interval_coverage.py --grid full|base|hard|quick --seeds N [--first-seed S0] [--json OUT]
 
 - `--grid`: the coverage grid (sideways.testing.coverage.GRID: the default and harder worlds,
   among them judges that err together, judges whose rates depend on the model, the fourth class
@@ -58,7 +58,9 @@ from sideways.config.params import Params  # noqa: E402
 from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import (  # noqa: E402
+    FULL_GRID,
     GRID,
+    HARD_GRID,
     QUICK_GRID,
     Setting,
     interval_names,
@@ -68,6 +70,8 @@ from sideways.testing.coverage import (  # noqa: E402
     share_for,
     slim_riddles,
 )
+
+GRIDS = {"full": FULL_GRID, "base": GRID, "hard": HARD_GRID, "quick": QUICK_GRID}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -89,9 +93,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--kappa", type=float, nargs="+", default=[KAPPA_MAX],
                    help=f"the posterior's prior weight cap (default: KAPPA_MAX = {KAPPA_MAX:g})")
     p.add_argument("--json", metavar="OUT", help="also write the setting and the results to OUT")
-    p.add_argument("--grid", choices=("full", "quick"),
-                   help="run issue 30's grid (or a quick one) and print its table; "
-                        "the budget and setting options are ignored")
+    p.add_argument("--grid", choices=tuple(GRIDS),
+                   help="run a grid and print its table (full: every cell; base: issue 30's; hard: the hard "
+                        "settings'; quick: a tiny one); the budget and setting options are ignored")
     return p.parse_args(argv)
 
 
@@ -195,7 +199,7 @@ def run_grid(args: argparse.Namespace) -> int:
     ratios: dict[str, list[float]] = {}
     lowest: dict[str, float] = {}
     results = []
-    for row in GRID if args.grid == "full" else QUICK_GRID:
+    for row in GRIDS[args.grid]:
         params = setting_params(base, row.setting)
         cells = [(share, KAPPA_MAX) for share in row.shares]
         riddles = _riddles(base, params, row.setting.riddles)

@@ -2,6 +2,7 @@
 
 metrics/exams.json (DVC metrics, by exam then model: the four multiple-choice metrics with se,
 the short-answer score, latency and cost, and the tie groups on the exam score: docs/method.md §8),
+metrics/headline_exams/<exam>.json (DVC metrics: each model's exam score, the narrow view),
 metrics/exam_topics.json (per-topic breakdown, by
 exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {}`` both
 metrics files are ``{}``.
@@ -15,7 +16,7 @@ from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_table, model_metrics, topic_breakdown
+from sideways.exams.results import detail_table, headline, model_metrics, topic_breakdown
 
 
 def main() -> None:
@@ -24,17 +25,24 @@ def main() -> None:
     metrics: dict[str, Any] = {}
     topics: dict[str, Any] = {}
     paths.EXAM_DETAIL_DIR.mkdir(parents=True, exist_ok=True)
+    paths.EXAM_HEADLINE_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in paths.EXAM_HEADLINE_DIR.glob("*.json"):  # an exam no longer in exams: (a run by hand)
+        if stale.stem not in params.exams:
+            stale.unlink()
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
         predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
                                   f"exam {exam} predictions")
-        grades = read_tables([paths.exam_grades(exam, k) for k in keys], EXAM_GRADES, f"exam {exam} grades")
+        # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
+        graded = keys if (items["kind"] == "short_answer").any() else []
+        grades = read_tables([paths.exam_grades(exam, k) for k in graded], EXAM_GRADES, f"exam {exam} grades")
         detail = detail_table(items, predictions, grades)
         write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
         for model, groups in exam_tie_groups(detail).items():
             metrics[exam][model]["tie_groups"] = groups
+        write_json(paths.exam_headline(exam), headline(metrics[exam]))
     write_json(paths.EXAM_METRICS, metrics)
     write_json(paths.EXAM_TOPICS, topics)
 

@@ -2,12 +2,10 @@
 and plot data for DVC."""
 
 from sideways.artifacts import paths
-from sideways.artifacts.io import read_table, read_tables, write_json
-from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, SCORES
-from sideways.config.params import load_params
+from sideways.artifacts.io import read_table, write_json
+from sideways.artifacts.schema import ANNOTATIONS, JURY, SCORES
 from sideways.core import stage
 from sideways.scoring.leaderboard import headline, leaderboard_metrics, plot_rows
-from sideways.scoring.paired import ranked_by
 from sideways.scoring.pairwise import pairwise, tie_label
 from sideways.scoring.ranking import rank_leaderboard
 
@@ -15,14 +13,10 @@ from sideways.scoring.ranking import rank_leaderboard
 def main() -> None:
     args = stage.arguments("split")
     ranked = rank_leaderboard(read_table(paths.scores(args.split), SCORES))
-    judgments = None
-    if len(ranked) and ranked_by(ranked) == ("posterior", "latent"):  # the latent posterior's draws need the verdicts
-        keys = [m.key for m in load_params(args.params).models_taking(args.split)]  # as params says, never a glob
-        judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
     pairs = pairwise(ranked, read_table(paths.jury(args.split), JURY),
-                     read_table(paths.annotations(args.split), ANNOTATIONS), judgments=judgments, split=args.split)
+                     read_table(paths.annotations(args.split), ANNOTATIONS))
     ranked["tie_groups"] = [tie_label(pairs["tie_groups"][str(m)]) for m in ranked["model"]]
-    ranked["rank_set"] = [tie_label(pairs["rank_sets"][str(m)]).replace(",", "-") for m in ranked["model"]]
+    ranked["rank_set"] = ["{}-{}".format(*pairs["rank_sets"][str(m)]) for m in ranked["model"]]
     write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
     write_json(paths.headline(args.split), headline(ranked))
     write_json(paths.pairwise(args.split), pairs)

@@ -1,40 +1,27 @@
 """End-to-end: ``sideways diff`` on the README's experiment, under the real DVC CLI.
 
-A session fixture reproduces the default pipeline (6 models, both splits) once and commits it.
+The session fixture ``reproduced`` (tests/conftest.py) reproduces the default pipeline (6 models,
+both splits) once and commits it; ``project`` is a copy of it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
-from helpers.harness import BIN, commit, edit_params, env, new_repo, run
+from helpers.harness import commit, edit_params, run
 
 pytestmark = pytest.mark.slow
 
 UP, SAME = "up", "no detectable change"
 
 
-@pytest.fixture(scope="session")
-def reproduced(tmp_path_factory) -> Path:
-    repo = new_repo(tmp_path_factory.mktemp("diff") / "repo")
-    run(repo, "dvc", "repro")
-    commit(repo, "reproduced")
-    return repo
-
-
 @pytest.fixture
-def project(reproduced, tmp_path) -> Path:
-    repo = tmp_path / "repo"
-    shutil.copytree(reproduced, repo, symlinks=True)
-    return repo
+def project(reproduced_copy) -> Path:
+    return reproduced_copy
 
 
 def diff_json(repo: Path, *args: str) -> dict:
@@ -60,11 +47,30 @@ def assert_only_atlas_mini_up(out: dict) -> None:
     assert out["not_compared"] == []
 
 
+def assert_changes_add_up(out: dict) -> None:
+    """Every riddle row's change is B - A of the two scores it prints (to the 0.1 they are printed at),
+    and the paired interval is around it (or a single count, when no draw moved by a riddle)."""
+    rows = [r for r in out["rows"] if r["benchmark"] in ("llm", "vlm")]
+    assert rows
+    for r in rows:
+        assert abs(r["change"] - (r["b"] - r["a"])) <= 0.1 + 1e-9, r
+        assert r["lo"] - 1e-9 <= r["change"] <= r["hi"] + 1e-9 or r["lo"] == r["hi"], r
+
+
 def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
     run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
-    assert_only_atlas_mini_up(diff_json(project))
+    out = diff_json(project)
+    assert_only_atlas_mini_up(out)
+    assert_changes_add_up(out)
     text = run(project, "sideways", "diff", "--items").stdout
-    assert "atlas-mini: right->wrong" in text and max(map(len, text.splitlines())) <= 200
+    assert max(map(len, text.splitlines())) <= 120, text
+    flips = [line for line in text.splitlines() if "right->wrong" in line and "wrong->right" in line]
+    assert "llm atlas-mini both_correct: right->wrong -; wrong->right demo-llm-" in text
+    assert len(flips) == len(set(flips)), flips  # each flip line names its metric: no two alike
+    assert {line.split(":")[0] for line in flips} >= {"demo atlas-mini trad_score", "demo atlas-mini exam_score"}
+    assert "* demo: an exam row's interval is paired per question and clustered: 5 topics as clusters, " \
+           "Student's t with 4 degrees of" in text  # why an exam row's change of 20 points is not detectable
+    assert "]*  " in text  # an exam row's interval carries the note's mark
     md = run(project, "sideways", "diff", "--md").stdout
     assert md.count("\n| ") == 1 + len(diff_json(project)["rows"]) and "| vlm | atlas-mini | both_correct |" in md
 
@@ -99,6 +105,43 @@ def test_a_fresh_clone_diffs_against_the_last_commit_from_the_remote_only(projec
     assert older["not_compared"] == [] and len(older["rows"]) == len(out["rows"])
 
 
+def test_after_adding_a_model_every_change_is_b_minus_a(project):
+    edit_params(project, lambda p: p["models"].update(
+        {"nova-mid": {"backend": "sim", "provider": "mistral", "name": "nova-mid", "n_hints": 0, "skill": 0.7}}))
+    run(project, "dvc", "repro")
+    out = diff_json(project)
+    assert_changes_add_up(out)
+    assert any(p.startswith("llm, nova-mid: scored in workspace only") for p in out["not_compared"])
+
+
+def test_the_exact_method_moves_no_score_the_leaderboard_ranks_by(project):
+    """What README.md says of `-S calibration.method=exact`: the diff is empty (every row 0, no detectable
+    change); only the published interval, shown beside, is computed otherwise."""
+    run(project, "dvc", "exp", "run", "-S", "calibration.method=exact")
+    out = diff_json(project)
+    assert_changes_add_up(out)
+    rows = [r for r in out["rows"] if r["benchmark"] in ("llm", "vlm")]
+    assert len(rows) == 12 and {(r["a"] == r["b"], r["change"], r["verdict"]) for r in rows} == {(True, 0.0, SAME)}
+
+
+def test_ranks_and_tie_groups_agree_under_the_published_interval(project):
+    """Ranked by the published interval, tie groups and rank sets follow it too: two models of one rank
+    share a tie group, and two models apart are ranked apart, the better one above."""
+    run(project, "dvc", "exp", "run", "-S", "calibration.interval=published")
+    for split in ("llm", "vlm"):
+        board = json.loads((project / f"metrics/leaderboard_{split}.json").read_text())
+        pairs = json.loads((project / f"metrics/pairwise_{split}.json").read_text())
+        groups = {m: set(v["tie_groups"].split(",")) for m, v in board.items()}
+        for p in pairs["pairs"]:
+            a, b = board[p["a"]], board[p["b"]]
+            assert abs(p["change"] - (a["score"] - b["score"])) <= 0.1 + 1e-9, p
+            if a["rank"] == b["rank"]:
+                assert groups[p["a"]] & groups[p["b"]], (p, a, b)
+            if p["apart"]:
+                assert a["rank"] < b["rank"], (p, a, b)
+        assert all("-" in v["rank_set"] for v in board.values())
+
+
 def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
     edit_params(project, lambda p: p["models"].pop("breeze-large"))
     run(project, "dvc", "repro")
@@ -121,29 +164,6 @@ def test_the_demo_leaderboards_show_tie_groups_that_agree_with_the_pairwise_inte
             assert p["apart"] == (p["lo"] > 0 or p["hi"] < 0)
             assert p["apart"] == (not groups[p["a"]] & groups[p["b"]]), p  # on the demo: exactly
     shown = run(reproduced, "sideways", "show").stdout
-    assert "| tie group |" in shown
+    assert "| ties |" in shown
 
 
-def readme_views() -> list[list[str]]:
-    """The two invocations README.md gives under "Reading the metrics in a terminal"."""
-    text = (ROOT / "README.md").read_text().split("### Reading the metrics in a terminal", 1)[1]
-    block = text.split("```", 2)[1]
-    return [shlex.split(line.split("  #", 1)[0]) for line in block.splitlines() if line.startswith("dvc ")]
-
-
-def test_the_readme_dvc_views_show_every_model_within_120_columns(project):
-    run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
-    views = readme_views()
-    assert [v[:3] for v in views] == [["dvc", "metrics", "show"], ["dvc", "exp", "show"]]
-    for view in views:  # as wide a terminal as they like: their own width must be <= 120
-        args = [*view, "--no-pager"] if view[1] == "exp" else view
-        out = subprocess.run([str(BIN / "dvc"), *args[1:]], cwd=project, env={**env(project), "COLUMNS": "1000"},
-                             capture_output=True, text=True, check=True).stdout
-        lines = [line.rstrip() for line in out.splitlines() if line.strip()]
-        assert max(map(len, lines)) <= 120, out
-        assert "…" not in out, out
-        if view[1] == "metrics":
-            assert all(m in out for m in ("atlas-large", "atlas-mini", "breeze-large", "nimbus-pro",
-                                          "quill-max", "tide-open")) and "headline_vlm" in out
-        else:
-            assert "76.4" in out and "65.3" in out  # atlas-mini on llm, after and before

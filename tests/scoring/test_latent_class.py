@@ -125,17 +125,15 @@ def test_judges_who_err_together_still_give_an_honest_narrower_interval():
 
 
 def test_ranks_tie_groups_and_rank_sets_follow_the_latent_posterior():
-    """The pairwise draws start from the latent posterior's own mean (the leaderboard's score), and need the
-    judgments the calibration used."""
+    """The pairwise draws start from the latent posterior's own mean (the leaderboard's score): its priors
+    travel in the scores table, so the rank stage needs no judgments."""
     from sideways.scoring.pairwise import pairwise
     from sideways.scoring.ranking import rank_leaderboard
 
     jury, judgments, annotations = _world(5, n_riddles=60)
     few = annotations.groupby("model").head(15)
     ranked = rank_leaderboard(_scores("latent", jury, judgments, few, None).reset_index())
-    with pytest.raises(CalibrationError, match="judgments"):
-        pairwise(ranked, jury, few, replicates=50)
-    out = pairwise(ranked, jury, few, replicates=200, judgments=judgments, split="llm")
+    out = pairwise(ranked, jury, few, replicates=200)
     scores = ranked.set_index("model")["posterior_score"]
     (pair,) = out["pairs"]
     assert pair["change"] == pytest.approx(100 * (scores[pair["a"]] - scores[pair["b"]]), abs=0.01)

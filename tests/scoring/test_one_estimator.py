@@ -17,9 +17,7 @@ from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard, ranked_columns
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import slim_riddles
-from sideways.testing.changes import judge_all
-from sideways.simulation.models import simulate_predictions
+from sideways.testing.coverage import simulate_run, slim_riddles
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +36,13 @@ def _params(default_params: dict, edit=None, **calibration) -> Params:
 
 def version(name: str, params: Params, riddles: pd.DataFrame) -> SplitVersion:
     """One version of the llm split as the pipeline computes it: predictions, jury, labels, scores."""
-    predictions = pd.concat([simulate_predictions(riddles, m, params.seed) for m in params.models], ignore_index=True)
-    jury = judge_all(params, riddles, predictions, params.seed)
+    predictions, judgments, jury = simulate_run(params, riddles, params.seed)
     labels = simulate_labels(seeded_sample(predictions, params.annotations.share, params.seed, "llm"), riddles,
                              params.seed)
     cal = params.calibration
     scores = score_models(jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
-                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=cal.posterior)
+                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=cal.posterior,
+                          judgments=judgments, stream="llm")
     return SplitVersion(name, jury, labels, scores)
 
 
@@ -57,7 +55,7 @@ def assert_changes_add_up(a: SplitVersion, b: SplitVersion) -> None:
 
 
 CALIBRATIONS = [{"interval": "posterior", "posterior": "v1"}, {"interval": "posterior", "posterior": "hierarchical"},
-                {"interval": "published"}]
+                {"interval": "posterior", "posterior": "latent"}, {"interval": "published"}]
 
 
 @pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
@@ -71,11 +69,11 @@ def test_the_readme_experiment_and_a_new_model_change_scores_by_what_the_diff_sa
     assert_changes_add_up(base, version("B", added, llm))
 
 
-@pytest.mark.parametrize("interval", ["posterior", "published"])
-def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, interval):
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
+def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, calibration):
     """Equal ranks share a tie group; two models apart are ranked apart, the better one above; a pair's
     change is the difference of the two ranked scores; every model's rank set holds at least one rank."""
-    v = version("A", _params(default_params, interval=interval), llm)
+    v = version("A", _params(default_params, **calibration), llm)
     assert v.scores is not None
     ranked = rank_leaderboard(v.scores)
     got = pairwise(ranked, v.jury, v.annotations, replicates=1000)
@@ -90,5 +88,13 @@ def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, interval):
         if p["apart"]:
             assert rank[p["a"]] < rank[p["b"]] and not groups[p["a"]] & groups[p["b"]], p
     assert set(got["rank_sets"]) == set(rank)
-    for m, (best, worst) in got["rank_sets"].items():
+    for best, worst in got["rank_sets"].values():
         assert 1 <= best <= worst <= len(rank)
+
+
+def test_a_prior_kept_in_the_scores_table_comes_back_bit_for_bit():
+    from sideways.scoring.hierarchy import Prior, prior_from_json, prior_json
+
+    prior = Prior({(0, 1): -3.1234567890123, (2, 3): 0.1 + 0.2}, {(0, 1): 12, (2, 3): 0},
+                  ((4.0, 0.3, 0.25), (64.0, 0.0, 0.75)))
+    assert prior_from_json(prior_json(prior)) == prior and prior_json(None) is None

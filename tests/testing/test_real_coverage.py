@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-
 import real_coverage
 
 JUDGES = ("mistral-large-2512", "claude-opus-4-5", "gpt-5.1", "gemini-3-pro-preview", "gpt-4o-mini")

@@ -259,6 +259,9 @@ SCORES = TableSchema(
         # which posterior (calibration.posterior) the posterior_* columns hold: the diff and the
         # pairwise comparisons draw from the same one
         ("posterior", "string"),
+        # the hierarchical or latent posterior's prior of the model, as JSON (null: v1's prior): the
+        # paired draws (docs/method.md §8) read it, so they follow the scores exactly
+        ("posterior_prior", "string", True),
         ("n", "int64"),
         ("n_labelled", "int64"),
         ("n_pool", "int64"),

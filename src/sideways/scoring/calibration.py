@@ -23,7 +23,7 @@ import pandas as pd
 
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
-from sideways.scoring.hierarchy import Prior, pooled_priors, prior_summary
+from sideways.scoring.hierarchy import Prior, pooled_priors, prior_json, prior_summary
 from sideways.scoring.latent_prior import stream as latent_stream
 from sideways.scoring.latent_prior import table_priors
 from sideways.scoring.posterior import KAPPA_MAX, posterior_summary
@@ -374,7 +374,9 @@ def _score_row(
         "model": model, "provider": provider, "model_name": model_name, "n_hints": int(n_hints),
         "field": setup.field, **pub,
         **{f"posterior_{k}": getattr(post, k) for k in ("score", "lo", "hi", "half_width", "score_pct", "ci_pct")},
-        "interval": setup.interval, "posterior": setup.posterior, "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
+        "interval": setup.interval, "posterior": setup.posterior,
+        "posterior_prior": None if setup.posterior == "v1" else prior_json(setup.priors.get(model)),
+        "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
         "bootstrap": int(setup.bootstrap) if setup.method == "layton" else 0,
         "seed": int(setup.seed),
         "true_score": None if true is None else float(true),

@@ -23,6 +23,7 @@ as in v1. Plain numpy, no randomness: the same labels give the same bytes.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -153,6 +154,26 @@ class Prior:
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
     spread: tuple[tuple[float, float, float], ...]
+
+
+def prior_json(prior: Prior | None) -> str | None:
+    """A prior as one JSON line (None for none: v1's prior), kept in the scores table so that the paired
+    draws of docs/method.md §8 use the very prior the scores were computed with (floats round-trip)."""
+    if prior is None:
+        return None
+    return json.dumps({"eta": [[v, j, x] for (v, j), x in prior.eta.items()],
+                       "pool_rows": [[v, j, n] for (v, j), n in prior.pool_rows.items()],
+                       "spread": [list(s) for s in prior.spread]}, separators=(",", ":"))
+
+
+def prior_from_json(text: str | None) -> Prior | None:
+    """The :class:`Prior` of :func:`prior_json` (None for none)."""
+    if text is None:
+        return None
+    data = json.loads(text)
+    return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
+                 {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
+                 tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]))
 
 
 def pooled_priors(

@@ -34,7 +34,7 @@ import pandas as pd
 
 from sideways.core.errors import CalibrationError
 from sideways.scoring.calibration import jury_bins
-from sideways.scoring.hierarchy import Prior, mixture_rates, pooled_priors
+from sideways.scoring.hierarchy import Prior, mixture_rates, pooled_priors, prior_from_json
 from sideways.scoring.posterior import KAPPA_MAX
 from sideways.scoring.ppi import FloatArray
 
@@ -198,11 +198,10 @@ def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resamp
                 kappa_max: float = KAPPA_MAX, posterior: str = "v1",
                 priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
     """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws, from the
-    posterior named ``posterior`` (``calibration.posterior``: v1, hierarchical, or latent, whose
-    ``priors`` the caller gives: :func:`sideways.scoring.latent_prior.table_priors` needs the judgments)."""
+    posterior named ``posterior`` (``calibration.posterior``): v1's prior, or each model's mixture prior
+    (``priors``, as the scores table keeps them; by default the hierarchical ones, refitted from ``ev``).
+    A model whose prior is None keeps v1's, as in the scores."""
     w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
-    if posterior == "latent" and priors is None:
-        raise CalibrationError("paired draws: the latent posterior needs its priors (from the judges' verdicts)")
     if priors is None:
         priors = hierarchical_priors(ev) if posterior == "hierarchical" else {}
     out: dict[str, FloatArray] = {}
@@ -278,5 +277,9 @@ def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, repli
     if interval == "published" and scores is not None and not resample_riddles:
         published = {str(m): float(s) for m, s in zip(scores["model"], scores["score"], strict=True) if pd.notna(s)}
         return published_draws(ev, published, seed=seed, replicates=replicates)
+    priors = None
+    if scores is not None and posterior != "v1" and "posterior_prior" in scores.columns:
+        priors = {str(m): prior_from_json(None if pd.isna(p) else str(p))
+                  for m, p in zip(scores["model"], scores["posterior_prior"], strict=True)}
     return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, posterior=posterior,
-                       priors=priors if posterior == "latent" else None)
+                       priors=priors)

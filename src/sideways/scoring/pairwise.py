@@ -5,7 +5,7 @@ with the paired draws of :mod:`sideways.scoring.paired`, drawn from the estimato
 ranks by (its posterior, or the published interval's bootstrap): ranks, tie groups and rank sets
 follow one interval. A pair is apart when the 95% interval of its difference excludes 0. Tie
 groups are the runs of consecutive models (in rank order) none of whose pairs is apart
-(:func:`sideways.scoring.verdicts.tie_groups`); rank sets are :mod:`sideways.scoring.rank_sets`'.
+(:func:`sideways.scoring.verdicts.tie_groups`); rank sets come from :mod:`sideways.scoring.rank_sets`.
 """
 
 from __future__ import annotations
@@ -14,35 +14,26 @@ from typing import Any
 
 import pandas as pd
 
-from sideways.core.errors import CalibrationError
-from sideways.scoring.latent_prior import stream as latent_stream
-from sideways.scoring.latent_prior import table_priors
-from sideways.scoring.paired import REPLICATES, evidence, ranked_by, version_draws
+from sideways.scoring.paired import REPLICATES, evidence, version_draws
 from sideways.scoring.rank_sets import LEVEL, rank_sets
 from sideways.scoring.verdicts import difference, separable, tie_groups
 
 
 def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame, *,
-             replicates: int = REPLICATES, judgments: pd.DataFrame | None = None, split: str = "") -> dict[str, Any]:
+             replicates: int = REPLICATES) -> dict[str, Any]:
     """``{field, seed, pairs: [{a, b, change, lo, hi, p, apart}], tie_groups: {model: [numbers]},
     rank_sets: {model: [best, worst]}, rank_set_level}``.
 
     ``ranked`` is the ranked scores table (its ``field`` and ``seed`` columns name the field and
     seed, its ``interval`` and ``posterior`` the estimator to draw from); differences are ``a - b``
-    in points with ``a`` ranked above ``b``. Rank sets are per hint count, like ranks. A leaderboard
-    ranked by the latent posterior needs the ``judgments`` and the ``split`` its sampler was seeded by.
+    in points with ``a`` ranked above ``b``. Rank sets are per hint count, like ranks.
     """
     if not len(ranked):
         return {"field": None, "seed": None, "pairs": [], "tie_groups": {}, "rank_sets": {}, "rank_set_level": LEVEL}
     field, seed = str(ranked["field"].iloc[0]), int(ranked["seed"].iloc[0])
     scored = jury.loc[jury[f"{field}_judges"] > 0, "riddle_id"]
-    priors = None
-    if ranked_by(ranked) == ("posterior", "latent"):
-        if judgments is None:
-            raise CalibrationError("pairwise: a leaderboard ranked by the latent posterior needs the judgments")
-        priors = table_priors(jury, judgments, annotations, field, seed=seed, stream=latent_stream(split, field))
     draws = version_draws(evidence(jury, annotations, field, sorted(set(scored))), ranked, seed=seed,
-                          replicates=replicates, priors=priors)
+                          replicates=replicates)
     pairs: list[dict[str, Any]] = []
     groups: dict[str, list[int]] = {}
     sets: dict[str, list[int]] = {}
