@@ -4,12 +4,14 @@ Usage:
   python benchmarks/interval_coverage.py --seeds N (--per-riddle K [K ...] | --share S [S ...])
                                 --judge-quality Q --models M --interval NAME [--self-bias B]
                                 [--riddles R] [--first-seed S0] [--kappa K [K ...]] [--json OUT]
-  python benchmarks/interval_coverage.py --grid full|quick --seeds N [--first-seed S0] [--json OUT]
+  python benchmarks/interval_coverage.py --grid full|base|hard|quick --seeds N [--first-seed S0] [--json OUT]
 
-- `--grid`: issue 30's grid (sideways.testing.coverage.GRID; `quick`: a 4-model one for the tests),
-  one markdown row per cell: the hierarchical posterior, v1 (the default) and the published
-  interval (exact) on the same runs, their coverage ± se and mean half-widths, and the ratio
-  hierarchical / v1; then the mean and largest ratio and the lowest coverage.
+- `--grid`: the coverage grid (sideways.testing.coverage.GRID: the default and harder worlds,
+  among them judges that err together, judges whose rates depend on the model, the fourth class
+  and noisy annotators; `quick`: a 4-model one for the tests), one markdown row per cell: every
+  posterior (each `calibration.posterior`) and the published interval (exact) on the same runs,
+  their coverage ± se and mean half-widths, and each posterior's half-width over v1's; then, per
+  posterior, the mean and largest ratio and the lowest coverage.
 
 - Q is `default` (the judges of params.yaml) or a number: sensitivity = specificity of every judge.
 - M is a number of simulated models, skills evenly spread over 0.3-0.9, providers in turn
@@ -23,7 +25,9 @@ Usage:
   computation the published one uses. A run where the published interval meets an empty bin
   (`empty_bin: error`) is a failed run for it: the pipeline ranked by it would stop there.
 - `--riddles R`: R riddles per split (the demo's, then renamed copies of them); `--self-bias B`
-  every judge's bias towards its own provider; `--kappa K`: the posterior's prior weight cap.
+  every judge's bias towards its own provider; `--kappa K`: v1's prior weight cap;
+  `--correlation C`, `--model-spread Z`, `--slip S`, `--label-noise E`: the simulator's hard
+  settings (every judge's, every model's, the annotators'; docs/method.md §6).
 
 Prints, per split and interval: coverage ± binomial standard error (over all intervals; the
 models of one run share a pool, so this se is a little optimistic), completed runs, mean
@@ -54,15 +58,20 @@ from sideways.config.params import Params  # noqa: E402
 from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import (  # noqa: E402
+    FULL_GRID,
     GRID,
+    HARD_GRID,
     QUICK_GRID,
     Setting,
+    interval_names,
     measure,
     resize_riddles,
     setting_params,
     share_for,
     slim_riddles,
 )
+
+GRIDS = {"full": FULL_GRID, "base": GRID, "hard": HARD_GRID, "quick": QUICK_GRID}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -77,19 +86,25 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--interval", choices=("posterior", "layton", "exact"), default="posterior")
     p.add_argument("--self-bias", type=float, help="every judge's self-bias (default: params.yaml)")
     p.add_argument("--riddles", type=int, help="riddles per split (default: the demo's)")
+    p.add_argument("--correlation", type=float, help="every judge's chance to follow the riddle's shared difficulty")
+    p.add_argument("--model-spread", type=float, help="sd (logit) of the leniency each graded model draws")
+    p.add_argument("--slip", type=float, help="every model's P(gold justification | wrong answer)")
+    p.add_argument("--label-noise", type=float, help="the annotators' chance to get a field wrong")
     p.add_argument("--kappa", type=float, nargs="+", default=[KAPPA_MAX],
                    help=f"the posterior's prior weight cap (default: KAPPA_MAX = {KAPPA_MAX:g})")
     p.add_argument("--json", metavar="OUT", help="also write the setting and the results to OUT")
-    p.add_argument("--grid", choices=("full", "quick"),
-                   help="run issue 30's grid (or a quick one) and print its table; "
-                        "the budget and setting options are ignored")
+    p.add_argument("--grid", choices=tuple(GRIDS),
+                   help="run a grid and print its table (full: every cell; base: issue 30's; hard: the hard "
+                        "settings'; quick: a tiny one); the budget and setting options are ignored")
     return p.parse_args(argv)
 
 
 def _setting(args: argparse.Namespace) -> Setting:
     models = None if args.models == "default" else int(args.models)
     quality = None if args.judge_quality == "default" else float(args.judge_quality)
-    return Setting(models=models, judge_quality=quality, self_bias=args.self_bias, riddles=args.riddles)
+    return Setting(models=models, judge_quality=quality, self_bias=args.self_bias, riddles=args.riddles,
+                   correlation=args.correlation, model_spread=args.model_spread, slip=args.slip,
+                   label_noise=args.label_noise)
 
 
 def _cells(args: argparse.Namespace, params: Params, base: dict[str, Any]) -> list[tuple[float, float]]:
@@ -100,7 +115,7 @@ def _cells(args: argparse.Namespace, params: Params, base: dict[str, Any]) -> li
 
 
 def _line(split: str, name: str, s: dict[str, Any]) -> str:
-    return (f"{split:4} {name:10} coverage {100 * s['coverage']:5.1f}% ± {100 * s['se']:.1f}  "
+    return (f"{split:4} {name:12} coverage {100 * s['coverage']:5.1f}% ± {100 * s['se']:.1f}  "
             f"({s['intervals']} intervals, {s['runs'] - s['failed_runs']}/{s['runs']} runs complete)  "
             f"mean half-width {s['mean_half_width']:.2f} points")
 
@@ -121,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     results = measure(params, riddles, range(args.first_seed, args.first_seed + args.seeds), cells,
                       published_method=published_method)
     seconds, load1 = time.perf_counter() - t0, os.getloadavg()[0]
-    order = ("posterior", "posterior_v1", "published")
+    order = interval_names()
     print(f"{len(params.models)} models, judges {args.judge_quality}, self-bias "
           f"{args.self_bias if args.self_bias is not None else 'default'}, riddles "
           + ", ".join(f"{s} {len(t)}" for s, t in riddles.items())
@@ -149,44 +164,60 @@ def _pct(s: dict[str, Any]) -> str:
     return f"{100 * s['coverage']:.1f} ± {100 * s['se']:.1f}"
 
 
-def _grid_line(name: str, n_models: int, share: float, split: str, by: dict[str, Any]) -> tuple[str, float | None]:
-    """A markdown row of the grid's table, and the new-to-v1 half-width ratio (None when v1's is 0)."""
-    new, old, pub = by["posterior"], by["posterior_v1"], by["published"]
-    ratio = new["mean_half_width"] / old["mean_half_width"] if old["mean_half_width"] > 0 else None
-    shown = "-" if ratio is None else f"{ratio:.2f}"
-    return (f"| {name} ({n_models} models) | {split} | {share:.3g} | {_pct(new)} | {new['mean_half_width']:.2f} | "
-            f"{_pct(old)} | {old['mean_half_width']:.2f} | {shown} | {_pct(pub)} | {pub['mean_half_width']:.2f} | "
-            f"{pub['runs'] - pub['failed_runs']}/{pub['runs']} |"), ratio
+def _ratios(by: dict[str, Any]) -> dict[str, float | None]:
+    """Each posterior's mean half-width over v1's (None where v1's is 0: everything labelled)."""
+    v1 = by["v1"]["mean_half_width"]
+    return {name: (by[name]["mean_half_width"] / v1 if v1 > 0 else None)
+            for name in interval_names() if name not in ("v1", "published")}
 
 
-GRID_HEADER = ("| setting | split | share | hierarchical: coverage % | ± points | v1 (the default): coverage % "
-               "| ± points | ratio | published (exact): coverage % | ± points | published: runs finished |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|")
+def _grid_line(name: str, n_models: int, share: float, split: str, by: dict[str, Any]) -> str:
+    """A markdown row of the grid's table: every interval's coverage ± se and half-width, then the ratios."""
+    pub = by["published"]
+    cells = [f"{_pct(by[n])} | {by[n]['mean_half_width']:.2f}" for n in interval_names()]
+    ratios = ["-" if r is None else f"{r:.2f}" for r in _ratios(by).values()]
+    return (f"| {name} ({n_models} models) | {split} | {share:.3g} | " + " | ".join(cells)
+            + f" | {pub['runs'] - pub['failed_runs']}/{pub['runs']} | " + " | ".join(ratios) + " |")
+
+
+def grid_header() -> str:
+    """The grid table's header: coverage and half-width of every interval, then each posterior's ratio to v1."""
+    names = interval_names()
+    cols = ["setting", "split", "share", *(c for n in names for c in (f"{n}: coverage %", "± points")),
+            "published: runs finished", *(f"{n} / v1" for n in _ratios({n: {"mean_half_width": 1.0}
+                                                                          for n in names}))]
+    return "| " + " | ".join(cols) + " |\n" + "|---" * len(cols) + "|"
 
 
 def run_grid(args: argparse.Namespace) -> int:
-    """Every cell of the grid, old (v1) and new (hierarchical) posterior and the published interval on the
-    same runs; then the mean and largest half-width ratio and the lowest coverage of hierarchical."""
+    """Every cell of the grid, every interval on the same runs; then, per posterior, its mean and largest
+    half-width ratio to v1 and its lowest coverage."""
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    print(GRID_HEADER)
-    ratios, lowest, results = [], 1.0, []
-    for row in GRID if args.grid == "full" else QUICK_GRID:
+    print(grid_header())
+    ratios: dict[str, list[float]] = {}
+    lowest: dict[str, float] = {}
+    results = []
+    for row in GRIDS[args.grid]:
         params = setting_params(base, row.setting)
         cells = [(share, KAPPA_MAX) for share in row.shares]
         riddles = _riddles(base, params, row.setting.riddles)
         for cell in measure(params, riddles, seeds, cells, published_method="exact"):
             results.append({"setting": row.name, "n_models": len(params.models), **cell})
             for split, by in cell["splits"].items():
-                line, ratio = _grid_line(row.name, len(params.models), cell["share"], split, by)
-                print(line, flush=True)
-                ratios += [] if ratio is None else [ratio]
-                lowest = min(lowest, by["posterior"]["coverage"])
+                print(_grid_line(row.name, len(params.models), cell["share"], split, by), flush=True)
+                for name, ratio in _ratios(by).items():
+                    ratios.setdefault(name, []).extend([] if ratio is None else [ratio])
+                for name in interval_names():
+                    if name != "published":
+                        lowest[name] = min(lowest.get(name, 1.0), by[name]["coverage"])
     seconds = time.perf_counter() - t0
-    print(f"\nhalf-width ratio hierarchical / v1 over {len(ratios)} cells (v1 > 0): "
-          f"mean {sum(ratios) / len(ratios):.3f}, largest {max(ratios):.3f}; "
-          f"lowest coverage of hierarchical {100 * lowest:.1f}%")
+    print()
+    for name, rs in ratios.items():
+        print(f"half-width ratio {name} / v1 over {len(rs)} cells (v1 > 0): "
+              f"mean {sum(rs) / len(rs):.3f}, largest {max(rs):.3f}")
+    print("lowest coverage: " + ", ".join(f"{name} {100 * c:.1f}%" for name, c in lowest.items()))
     print(f"{seconds:.1f} s wall, seeds {seeds.start}..{seeds.stop - 1}; load average {load0:.2f} at the start, "
           f"{os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} cores)")
     if args.json:

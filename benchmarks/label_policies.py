@@ -1,21 +1,26 @@
-"""How many human labels each annotation queue needs to reach today's mean half-width (issue 30).
+"""How many human labels each annotation queue needs to reach a mean half-width.
 
 Usage:
-  python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--json OUT] [--quick]
+  python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
+                                      [--target POINTS] [--step 3] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of sideways.testing.coverage). Three policies order the predictions to label:
+in-process pipeline of sideways.testing.coverage). Four policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
-- `width`: the app's queue now: the label expected to narrow the posterior intervals most.
+- `width`: the app's queue now: the label expected to narrow the posterior intervals most (v1's closed form);
+- `uncertain`: a queue made for the latent posterior: the predictions whose truth the latent-class model,
+  fitted on the verdicts alone, is least sure of (largest p (1 - p)), ties by a seeded coin. A label there
+  teaches the judges' behaviour on the patterns that are rare and ambiguous, for every model at once.
 
-The queues are the app's own (`sideways.annotation_app.queue.next_item`, one annotator, labels = the
+`holes` and `width` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator, labels = the
 simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
-by the hierarchical posterior interval (the narrower one), is at or under that target (checked every
-`step` labels), and prints the mean over seeds and the saving against random.
+by the posterior interval `--posterior` (default: latent), is at or under that target (`--target`
+points instead of today's, when given), by bisection over multiples of `step` labels (the half-width
+shrinks with labels, up to noise), and prints the mean over seeds and the saving against random.
 """
 
 from __future__ import annotations
@@ -40,12 +45,13 @@ from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import Params  # noqa: E402
+from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, resize_riddles, setting_params, simulate_split, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, resize_riddles, setting_params, simulate_run, slim_riddles  # noqa: E402
 
-POLICIES = ("random", "holes", "width")
+POLICIES = ("random", "holes", "width", "uncertain")
 FIELD = "both_correct"
 
 
@@ -76,41 +82,65 @@ def order(policy: str, pool: list[Candidate], right: dict[tuple[str, str], bool]
     return chosen
 
 
-def mean_half_width(jury: pd.DataFrame, labels: pd.DataFrame, seed: int, posterior: str) -> float:
+def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame, seed: int,
+                    split: str) -> list[Candidate]:
+    """The pool by the latent-class model's uncertainty about each prediction (fitted without labels), largest
+    p (1 - p) first; ties by a seeded coin."""
+    rows = latent_class.table_evidence(jury, judgments, pd.DataFrame())
+    p = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=f"queue/{split}").predicted
+    spread = dict(zip(zip(rows.keys["riddle_id"], rows.keys["model"], strict=True), p * (1 - p), strict=True))
+    coin = np.random.default_rng(seed).random(len(pool))
+    ranked = sorted(range(len(pool)), key=lambda i: (-round(spread.get(pool[i].key, 0.0), 6), coin[i]))
+    return [pool[i] for i in ranked]
+
+
+def mean_half_width(jury: pd.DataFrame, labels: pd.DataFrame, seed: int, posterior: str,
+                    judgments: pd.DataFrame | None = None, split: str = "") -> float:
     """The leaderboard's mean posterior half-width in points."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores = score_models(jury, labels, field=FIELD, method="exact", bootstrap=1, seed=seed,
-                              empty_bin="nearest", interval="posterior", posterior=posterior)
+                              empty_bin="nearest", interval="posterior", posterior=posterior,
+                              judgments=judgments, stream=split)
     return 100 * float(scores["posterior_half_width"].mean())
 
 
 def labels_needed(chosen: list[Candidate], predictions: pd.DataFrame, riddles: pd.DataFrame, jury: pd.DataFrame,
-                  seed: int, target: float, step: int) -> int | None:
-    """The fewest labels (a multiple of ``step``) of ``chosen`` whose mean half-width is <= ``target``."""
+                  seed: int, target: float, step: int, posterior: str = "latent",
+                  judgments: pd.DataFrame | None = None, split: str = "") -> int | None:
+    """The fewest labels (a multiple of ``step``, by bisection) of ``chosen`` whose mean half-width is <= ``target``."""
     index = predictions.set_index(["riddle_id", "model"])
-    for n in range(step, len(chosen) + step, step):
-        keys = [c.key for c in chosen[:n]]
-        sample = index.loc[keys].reset_index()
-        if mean_half_width(jury, simulate_labels(sample, riddles, seed), seed, "hierarchical") <= target:
-            return min(n, len(chosen))
-    return None
+
+    def reached(n: int) -> bool:
+        sample = index.loc[[c.key for c in chosen[:n]]].reset_index()
+        return mean_half_width(jury, simulate_labels(sample, riddles, seed), seed, posterior, judgments,
+                               split) <= target
+
+    lo, hi = 0, -(-len(chosen) // step)  # in steps: reached(hi) is checked, reached(lo) assumed not
+    if not reached(min(hi * step, len(chosen))):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reached(mid * step) else (mid, hi)
+    return min(hi * step, len(chosen))
 
 
-def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: int) -> dict[str, Any]:
+def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: int, posterior: str = "latent",
+            target: float | None = None) -> dict[str, Any]:
     """Target and labels needed per policy, for one seed and split."""
-    predictions, jury = simulate_split(params, riddles, seed)
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
     by_id = riddles.set_index("riddle_id").to_dict("index")
     right = {(r, m): all(truth(by_id[r], a, j)) for r, m, a, j in
              zip(predictions["riddle_id"], predictions["model"], predictions["answer"], predictions["justification"],
                  strict=True)}
     today = simulate_labels(seeded_sample(predictions, params.annotations.share, seed, split), riddles, seed)
-    target = mean_half_width(jury, today, seed, "v1")
+    target = mean_half_width(jury, today, seed, "v1") if target is None else target
     pool = candidates(jury)
     out: dict[str, Any] = {"split": split, "seed": seed, "target": target, "today_labels": len(today)}
     for policy in POLICIES:
-        chosen = order(policy, pool, right, seed, split, len(pool))
-        out[policy] = labels_needed(chosen, predictions, riddles, jury, seed, target, step)
+        chosen = (uncertain_order(pool, jury, judgments, seed, split) if policy == "uncertain"
+                  else order(policy, pool, right, seed, split, len(pool)))
+        out[policy] = labels_needed(chosen, predictions, riddles, jury, seed, target, step, posterior, judgments, split)
     return out
 
 
@@ -120,6 +150,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--splits", nargs="+", default=["llm", "vlm"])
     p.add_argument("--step", type=int, default=3, help="check the half-width every STEP labels (default 3)")
+    p.add_argument("--posterior", default="latent", help="the posterior whose mean half-width counts (default: latent)")
+    p.add_argument("--target", type=float, help="the mean half-width to reach, in points (default: today's, v1)")
     p.add_argument("--quick", action="store_true", help="3 models, 12 riddles, 2 seeds: a smoke run for the tests")
     p.add_argument("--json", metavar="OUT")
     return p.parse_args(argv)
@@ -130,10 +162,11 @@ def _summary(runs: list[dict[str, Any]], split: str) -> str:
     done = {p: [r[p] for r in mine if r[p] is not None] for p in POLICIES}
     mean = {p: (sum(v) / len(v) if v else float("nan")) for p, v in done.items()}
     cells = " | ".join(f"{mean[p]:.1f} ({len(done[p])}/{len(mine)})" for p in POLICIES)
-    saving = 1 - mean["width"] / mean["random"] if mean["random"] else float("nan")
+    saving = {p: 1 - mean[p] / mean["random"] if mean["random"] else float("nan") for p in ("width", "uncertain")}
     today = sum(r["today_labels"] for r in mine) / len(mine)
     target = sum(r["target"] for r in mine) / len(mine)
-    return f"| {split} | {target:.2f} | {today:.1f} | {cells} | {100 * saving:.0f}% |"
+    return (f"| {split} | {target:.2f} | {today:.1f} | {cells} | {100 * saving['width']:.0f}% "
+            f"| {100 * saving['uncertain']:.0f}% |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,12 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for split in args.splits:
         riddles = resize_riddles(slim_riddles(demo[demo["split"] == split].sort_values("riddle_id")), setting.riddles)
-        runs += [one_run(params, riddles, split, seed, args.step) for seed in seeds]
-    print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, "
-          f"half-width checked every {args.step} labels")
-    print("| split | target: today's mean half-width (v1, share 0.5) | today's labels | labels to reach it: random "
-          "| holes (the old queue) | width (the new queue) | width saves vs random |")
-    print("|---|---|---|---|---|---|---|")
+        runs += [one_run(params, riddles, split, seed, args.step, args.posterior, args.target) for seed in seeds]
+    print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, the {args.posterior} posterior's "
+          f"mean half-width, labels counted in steps of {args.step}")
+    print("| split | target: mean half-width, points | today's labels | labels to reach it: random "
+          "| holes (the old queue) | width | uncertain (for the latent model) | width saves vs random "
+          "| uncertain saves vs random |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for split in args.splits:
         print(_summary(runs, split))
     seconds = time.perf_counter() - t0

@@ -29,7 +29,7 @@ def main() -> None:
         sources = [paths.predictions(args.split, k) for k in sim]
         predictions = read_tables(sources, PREDICTIONS, f"{args.split} predictions")
         sample = seeded_sample(predictions, params.annotations.share, params.seed, args.split)
-        labels = simulate_labels(sample, riddles, params.seed)
+        labels = simulate_labels(sample, riddles, params.seed, params.annotations.noise)
     write_table(labels, ANNOTATIONS, paths.annotations(args.split))
 
 

@@ -2,7 +2,7 @@
 
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables, write_table
-from sideways.artifacts.schema import ANNOTATIONS, JURY, PREDICTIONS, RIDDLES, SCORES
+from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS, RIDDLES, SCORES
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.scoring.calibration import score_models
@@ -22,10 +22,14 @@ def main() -> None:
         sources = [paths.predictions(args.split, k) for k in sim]
         predictions = read_tables(sources, PREDICTIONS, f"{args.split} predictions")
         truth = true_scores(riddles, predictions, cal.field)
+    judgments = None
+    if cal.posterior == "latent":  # every judge's verdicts, not only the jury's counts (docs/method.md §6)
+        keys = [m.key for m in params.models_taking(args.split)]  # as params says, never a glob
+        judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
         seed=params.seed, empty_bin=cal.empty_bin, interval=cal.interval, posterior=cal.posterior,
-        truth=truth,
+        truth=truth, judgments=judgments, stream=args.split,
     )
     write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
 

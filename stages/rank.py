@@ -16,6 +16,7 @@ def main() -> None:
     pairs = pairwise(ranked, read_table(paths.jury(args.split), JURY),
                      read_table(paths.annotations(args.split), ANNOTATIONS))
     ranked["tie_groups"] = [tie_label(pairs["tie_groups"][str(m)]) for m in ranked["model"]]
+    ranked["rank_set"] = ["{}-{}".format(*pairs["rank_sets"][str(m)]) for m in ranked["model"]]
     write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
     write_json(paths.headline(args.split), headline(ranked))
     write_json(paths.pairwise(args.split), pairs)

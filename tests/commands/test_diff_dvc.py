@@ -47,9 +47,21 @@ def assert_only_atlas_mini_up(out: dict) -> None:
     assert out["not_compared"] == []
 
 
+def assert_changes_add_up(out: dict) -> None:
+    """Every riddle row's change is B - A of the two scores it prints (to the 0.1 they are printed at),
+    and the paired interval is around it (or a single count, when no draw moved by a riddle)."""
+    rows = [r for r in out["rows"] if r["benchmark"] in ("llm", "vlm")]
+    assert rows
+    for r in rows:
+        assert abs(r["change"] - (r["b"] - r["a"])) <= 0.1 + 1e-9, r
+        assert r["lo"] - 1e-9 <= r["change"] <= r["hi"] + 1e-9 or r["lo"] == r["hi"], r
+
+
 def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
     run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
-    assert_only_atlas_mini_up(diff_json(project))
+    out = diff_json(project)
+    assert_only_atlas_mini_up(out)
+    assert_changes_add_up(out)
     text = run(project, "sideways", "diff", "--items").stdout
     assert max(map(len, text.splitlines())) <= 120, text
     flips = [line for line in text.splitlines() if "right->wrong" in line and "wrong->right" in line]
@@ -91,6 +103,43 @@ def test_a_fresh_clone_diffs_against_the_last_commit_from_the_remote_only(projec
     assert sorted(p.name for p in (clone / "data").rglob("*")) == before  # nothing recomputed
     older = diff_json(clone, "HEAD~2", "HEAD")  # a commit without the remote in its .dvc/config
     assert older["not_compared"] == [] and len(older["rows"]) == len(out["rows"])
+
+
+def test_after_adding_a_model_every_change_is_b_minus_a(project):
+    edit_params(project, lambda p: p["models"].update(
+        {"nova-mid": {"backend": "sim", "provider": "mistral", "name": "nova-mid", "n_hints": 0, "skill": 0.7}}))
+    run(project, "dvc", "repro")
+    out = diff_json(project)
+    assert_changes_add_up(out)
+    assert any(p.startswith("llm, nova-mid: scored in workspace only") for p in out["not_compared"])
+
+
+def test_the_exact_method_moves_no_score_the_leaderboard_ranks_by(project):
+    """What README.md says of `-S calibration.method=exact`: the diff is empty (every row 0, no detectable
+    change); only the published interval, shown beside, is computed otherwise."""
+    run(project, "dvc", "exp", "run", "-S", "calibration.method=exact")
+    out = diff_json(project)
+    assert_changes_add_up(out)
+    rows = [r for r in out["rows"] if r["benchmark"] in ("llm", "vlm")]
+    assert len(rows) == 12 and {(r["a"] == r["b"], r["change"], r["verdict"]) for r in rows} == {(True, 0.0, SAME)}
+
+
+def test_ranks_and_tie_groups_agree_under_the_published_interval(project):
+    """Ranked by the published interval, tie groups and rank sets follow it too: two models of one rank
+    share a tie group, and two models apart are ranked apart, the better one above."""
+    run(project, "dvc", "exp", "run", "-S", "calibration.interval=published")
+    for split in ("llm", "vlm"):
+        board = json.loads((project / f"metrics/leaderboard_{split}.json").read_text())
+        pairs = json.loads((project / f"metrics/pairwise_{split}.json").read_text())
+        groups = {m: set(v["tie_groups"].split(",")) for m, v in board.items()}
+        for p in pairs["pairs"]:
+            a, b = board[p["a"]], board[p["b"]]
+            assert abs(p["change"] - (a["score"] - b["score"])) <= 0.1 + 1e-9, p
+            if a["rank"] == b["rank"]:
+                assert groups[p["a"]] & groups[p["b"]], (p, a, b)
+            if p["apart"]:
+                assert a["rank"] < b["rank"], (p, a, b)
+        assert all("-" in v["rank_set"] for v in board.values())
 
 
 def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):

@@ -55,8 +55,13 @@ def test_ranking_by_the_posterior_keeps_the_published_interval_bit_exact(tables)
     assert posterior[cols].loc[published.index].equals(published[cols])
     # the published file labels part of most models' own predictions: the posterior uses them
     assert (posterior["n_labelled"] > 0).sum() == 7 and (posterior["n_labelled"] <= posterior["n"]).all()
-    assert (posterior["posterior_lo"] <= posterior["posterior_score"]).all()
-    assert (posterior["posterior_score"] <= posterior["posterior_hi"]).all()
+    # the score is the posterior mean: inside the shortest set, or within a count of it when one count
+    # holds 95% (gpt-5.1: 155 of 186 right at 95%, the mean 0.002 points above it)
+    step = 1 / posterior["n"]
+    assert (posterior["posterior_lo"] - step <= posterior["posterior_score"]).all()
+    assert (posterior["posterior_score"] <= posterior["posterior_hi"] + step).all()
+    shown = posterior["posterior_score_pct"] + posterior["posterior_ci_pct"]
+    assert (shown >= 100 * posterior["posterior_hi"] - 1e-9).all()
 
 
 def test_exact_reproduces_every_published_row_digit_for_digit(tables):

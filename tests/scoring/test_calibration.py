@@ -200,7 +200,14 @@ def test_the_posterior_interval_is_computed_beside_the_published_one():
     assert row["n_labelled"] == 0
     assert row["posterior_lo"] <= row["lo"] and row["posterior_hi"] >= row["hi"]
     assert row["posterior_half_width"] > row["half_width"]
-    assert row["posterior_score"] == pytest.approx((row["posterior_lo"] + row["posterior_hi"]) / 2)
+    # the score is the posterior mean, E[K] / n, not the middle of the shortest set: with no own label
+    # each bin's rate has the pool's smoothed mean (a + 1/2) / (b + 1), so E[K] = (4 * 1.5 + 3 * 5.5 + 5 * 9.5) / 11
+    assert row["posterior_score"] == pytest.approx(70 / 11 / 12, abs=1e-12)
+    assert row["posterior_score"] != pytest.approx((row["posterior_lo"] + row["posterior_hi"]) / 2)
+    assert row["posterior_score_pct"] == 53.0 and row["posterior"] == "v1"
+    # score ± ci (what ranks and rank spreads read) holds the whole interval
+    assert row["posterior_score_pct"] - row["posterior_ci_pct"] <= 100 * row["posterior_lo"]
+    assert row["posterior_score_pct"] + row["posterior_ci_pct"] >= 100 * row["posterior_hi"]
 
 
 def test_an_empty_bin_leaves_the_published_interval_empty_when_the_posterior_ranks():

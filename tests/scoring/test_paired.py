@@ -125,7 +125,7 @@ def test_beta_quantile_has_the_beta_mean():
 
 def ranked_board(models: list[str]) -> pd.DataFrame:
     return pd.DataFrame({"model": models, "n_hints": 0, "rank": range(1, len(models) + 1),
-                         "field": FIELD, "seed": 0})
+                         "field": FIELD, "seed": 0, "interval": "posterior"})
 
 
 def agree(result: dict) -> bool:

@@ -11,6 +11,7 @@ from conftest import make_riddles
 from helpers import ROOT
 from sideways.testing.coverage import (
     Setting,
+    interval_names,
     measure,
     resize_riddles,
     run_split,
@@ -48,16 +49,19 @@ def test_labelling_everything_makes_the_posterior_exact_and_cover(default_params
     params = setting_params(default_params, Setting(models=3))
     riddles = {"llm": slim_riddles(make_riddles(12))}
     (full, some) = measure(params, riddles, [0, 1], [(1.0, 2.0), (0.5, 2.0)], published_method="exact")
-    post = full["splits"]["llm"]["posterior"]
-    assert post["coverage"] == 1.0 and post["mean_half_width"] == 0.0 and post["intervals"] == 6
-    half = some["splits"]["llm"]["posterior"]
+    for name in ("v1", "hierarchical"):
+        post = full["splits"]["llm"][name]
+        assert post["coverage"] == 1.0 and post["mean_half_width"] == 0.0 and post["intervals"] == 6
+    half = some["splits"]["llm"]["hierarchical"]
     assert half["runs"] == 2 and half["mean_half_width"] > 0 and 0 <= half["coverage"] <= 1
 
 
 def test_one_run_scores_every_model_against_its_truth(default_params):
     params = setting_params(default_params, Setting(models=3, judge_quality=0.97))
     (scores,) = run_split(params, slim_riddles(make_riddles(12)), "llm", 3, [(0.5, 2.0)], published_method="exact")
-    assert len(scores) == 3 and scores["true_score"].notna().all() and scores["posterior_covered"].notna().all()
+    assert len(scores) == 3 and scores["true_score"].notna().all()
+    for name in interval_names()[:-1]:
+        assert scores[f"{name}_covered"].notna().all() and scores[f"{name}_half_width"].notna().all()
 
 
 def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
@@ -69,7 +73,7 @@ def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
     assert script.main(["--seeds", "1", "--per-riddle", "6", "--models", "3", "--riddles", "8",
                         "--interval", "exact", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "llm  posterior  coverage 100.0% ± 0.0" in printed and "vlm  exact" in printed
+    assert "llm  v1           coverage 100.0% ± 0.0" in printed and "vlm  exact" in printed
     data = json.loads(out.read_text())
     (cell,) = data["results"]
     assert cell["share"] == 1.0 and set(cell["splits"]) == {"llm", "vlm"}
@@ -86,9 +90,22 @@ def test_the_grid_measures_the_new_posterior_narrower_than_v1_on_the_same_runs(t
     assert script.main(["--grid", "quick", "--seeds", "3", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| quick (4 models) | llm | 0.25 |" in printed and "half-width ratio hierarchical / v1" in printed
+    assert "| v1: coverage % | ± points |" in printed.splitlines()[0]
     data = json.loads(out.read_text())
-    assert len(data["ratios"]) == 4 and all(r < 1 for r in data["ratios"])
+    assert len(data["ratios"]["hierarchical"]) == 4 and all(r < 1 for r in data["ratios"]["hierarchical"])
     for cell in data["results"]:
         for by in cell["splits"].values():
-            assert by["posterior"]["runs"] == by["posterior_v1"]["runs"] == 3
-            assert by["posterior"]["coverage"] >= 0.9
+            assert {by[name]["runs"] for name in interval_names()} == {3}
+            assert by["hierarchical"]["coverage"] >= 0.9
+
+
+def test_the_hard_settings_reach_the_simulation_and_cost_coverage(default_params):
+    """Judges that err together, per-model leniency, the fourth class and noisy annotators all reach a
+    run: the same seed gives other verdicts and labels, and v1's coverage is not what the easy world gives."""
+    riddles = {"llm": slim_riddles(make_riddles(16))}
+    easy = measure(setting_params(default_params, Setting(models=4)), riddles, range(4), [(0.5, 4.0)],
+                   published_method="exact")
+    hard = measure(setting_params(default_params, Setting(models=4, correlation=0.8, model_spread=1.0, slip=0.5,
+                                                          label_noise=0.2)),
+                   riddles, range(4), [(0.5, 4.0)], published_method="exact")
+    assert easy[0]["splits"]["llm"]["v1"] != hard[0]["splits"]["llm"]["v1"]

@@ -18,13 +18,13 @@ def _script():
 
 def test_the_quick_run_counts_labels_for_every_policy(tmp_path, capsys):
     out = tmp_path / "policies.json"
-    assert _script().main(["--quick", "--splits", "llm", "--step", "2", "--json", str(out)]) == 0
+    assert _script().main(["--quick", "--splits", "llm", "--step", "2", "--posterior", "v1", "--json", str(out)]) == 0
     assert "| llm |" in capsys.readouterr().out
     runs = json.loads(out.read_text())["runs"]
     assert len(runs) == 2
     for run in runs:
         assert run["target"] > 0 and run["today_labels"] > 0
-        for policy in ("random", "holes", "width"):
+        for policy in ("random", "holes", "width", "uncertain"):
             assert run[policy] is None or 0 < run[policy] <= 36  # 3 models x 12 riddles
 
 

@@ -21,7 +21,7 @@ from sideways.annotation.log import primary, replay
 from sideways.artifacts.schema import ANNOTATIONS, conform, records_by
 from sideways.core.errors import SchemaError
 from sideways.core.jsonl import read_jsonl_numbered
-from sideways.core.seeding import stable_int
+from sideways.core.seeding import rng_for, stable_int
 from sideways.simulation.truth import truth
 
 _UNIT = 2**128  # stable_int is a 128-bit integer
@@ -41,13 +41,18 @@ def seeded_sample(predictions: pd.DataFrame, share: float, seed: int, split: str
     return predictions[keep].sort_values(["riddle_id", "model"]).reset_index(drop=True)
 
 
-def simulate_labels(sample: pd.DataFrame, riddles: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Truthful labels for the sampled simulated predictions (an ANNOTATIONS table). The annotator
-    of a row is drawn from (seed, model, riddle) too, so no row depends on the other rows."""
+def simulate_labels(sample: pd.DataFrame, riddles: pd.DataFrame, seed: int = 0, noise: float = 0.0) -> pd.DataFrame:
+    """Labels for the sampled simulated predictions (an ANNOTATIONS table): the truth, each field
+    flipped with probability ``noise`` (noisy annotators; 0, the default, draws nothing). The
+    annotator and the flips of a row are drawn from (seed, model, riddle), so no row depends on
+    the other rows; ``human_both_correct`` is the AND of the two labels, as a person's would be."""
     by_id = records_by(riddles, "riddle_id")
     rows = []
     for p in sample.to_dict("records"):
         a, j = truth(by_id[p["riddle_id"]], p["answer"], p["justification"])
+        if noise:
+            flip = rng_for(seed, "label-noise", p["model"], p["riddle_id"]).random(2) < noise
+            a, j = bool(a != flip[0]), bool(j != flip[1])
         rows.append(
             {
                 "riddle_id": p["riddle_id"],

@@ -50,11 +50,12 @@ IntervalName = Literal["posterior", "published"]
 the truth in simulation) or the published one of ``method`` (docs/method.md §4, §6)."""
 INTERVALS: tuple[IntervalName, ...] = get_args(IntervalName)
 
-PosteriorName = Literal["hierarchical", "v1"]
+PosteriorName = Literal["hierarchical", "latent", "v1"]
 """How the posterior interval sets each bin's prior (docs/method.md §6): issue 10's pool rate worth
 at most four labels (v1, the default), or partially pooled across models with a prior weight
 chosen by the data (hierarchical: narrower, but it covers less where judges are poor, so not the
-default; issue 30's measurement)."""
+default), or started from a latent-class model of every judge's answer and justification verdicts
+(latent: needs the judgments, not only the jury's vote counts)."""
 POSTERIORS: tuple[PosteriorName, ...] = get_args(PosteriorName)
 
 EmptyBin = Literal["error", "nearest"]
@@ -255,6 +256,12 @@ SCORES = TableSchema(
         ("posterior_score_pct", "float64"),
         ("posterior_ci_pct", "float64"),
         ("interval", "string"),
+        # which posterior (calibration.posterior) the posterior_* columns hold: the diff and the
+        # pairwise comparisons draw from the same one
+        ("posterior", "string"),
+        # the hierarchical or latent posterior's prior of the model, as JSON (null: v1's prior): the
+        # paired draws (docs/method.md §8) read it, so they follow the scores exactly
+        ("posterior_prior", "string", True),
         ("n", "int64"),
         ("n_labelled", "int64"),
         ("n_pool", "int64"),

@@ -79,24 +79,36 @@ def _optional_probability(value: Any, where: str) -> float | None:
 class SimModelOptions:
     """Simulated model: ``skill`` (0-1), ``justification`` (P(gold justification | right)),
     ``hint_gain`` (logit per hint), ``vision_skill`` (skill on the vlm split; None: ``skill``),
-    ``abstain`` (on an exam, P(answers "I don't know") when it does not know the answer)."""
+    ``abstain`` (on an exam, P(answers "I don't know") when it does not know the answer),
+    ``slip`` (P(gold justification | wrong answer): the right reasoning ending on a wrong answer,
+    the fourth class of prediction; 0 keeps it out)."""
 
     skill: float = option(_probability)
     justification: float = option(_probability, 0.9)
     hint_gain: float = option(checks.number, 0.4)
     vision_skill: float | None = option(_optional_probability, None)
     abstain: float = option(_probability, 0.3)
+    slip: float = option(_probability, 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
 class SimJudgeOptions:
     """Simulated judge: P(says correct | correct), P(says incorrect | incorrect), the bias
-    towards its own provider's models, and the share of unparseable verdicts."""
+    towards its own provider's models, and the share of unparseable verdicts.
+
+    Two settings make its errors harder to calibrate (docs/method.md §6; both 0 by default):
+    ``correlation``, the chance that a verdict follows the prediction's own difficulty, shared
+    by every judge, rather than the judge's own draw (judges err together on the same
+    prediction); ``model_spread``, the sd on the logit scale of a leniency that each graded
+    model draws once and every judge with this setting applies to both of its rates (judges
+    err differently on different models)."""
 
     sensitivity: float = option(_probability, 0.9)
     specificity: float = option(_probability, 0.9)
     self_bias: float = option(lambda v, w: checks.number(v, w, -1.0, 1.0), 0.0)
     failure_rate: float = option(_probability, 0.0)
+    correlation: float = option(_probability, 0.0)
+    model_spread: float = option(lambda v, w: checks.number(v, w, 0.0, 10.0), 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -124,7 +124,8 @@ class AnnotationParams:
     """Where labels come from, the simulated share, and the annotation app's queue settings.
 
     ``budget``: distinct predictions the app aims to label per split (None: ``share`` of them);
-    ``double_share``: the share of labelled predictions a second annotator labels too, for agreement.
+    ``double_share``: the share of labelled predictions a second annotator labels too, for agreement;
+    ``noise``: the chance that a simulated annotator gets a field wrong (0: truthful annotators).
     """
 
     source: AnnotationSource = "sim"
@@ -132,6 +133,7 @@ class AnnotationParams:
     queue: QueuePolicy = "width"
     budget: int | None = None
     double_share: float = 0.1
+    noise: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -308,7 +310,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
             "simulated model's predictions that get a label (a fixed count per riddle cannot stay fixed "
             "when a model is added without moving the others' labels; docs/method.md §3)"
         )
-    checks.known_keys(ann, ("source", "share", "budget", "double_share", "queue"), where)
+    checks.known_keys(ann, ("source", "share", "budget", "double_share", "queue", "noise"), where)
     share = checks.number(ann.get("share", 0.5), f"{where}.share", lo=0.0, hi=1.0)
     budget = ann.get("budget")
     if share == 0:
@@ -319,6 +321,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
         queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
+        noise=checks.number(ann.get("noise", 0.0), f"{where}.noise", lo=0.0, hi=0.5),
     )
 
 

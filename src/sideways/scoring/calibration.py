@@ -23,8 +23,10 @@ import pandas as pd
 
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
-from sideways.scoring.hierarchy import Prior, pooled_priors, prior_counts
-from sideways.scoring.posterior import KAPPA_MAX, posterior_counts
+from sideways.scoring.hierarchy import Prior, pooled_priors, prior_json, prior_summary
+from sideways.scoring.latent_prior import stream as latent_stream
+from sideways.scoring.latent_prior import table_priors
+from sideways.scoring.posterior import KAPPA_MAX, posterior_summary
 from sideways.scoring.ppi import bootstrap_interval, exact_quantile_counts
 from sideways.scoring.ranking import ci_pct, score_pct
 
@@ -190,6 +192,16 @@ def count_interval(k_lo: int, k_hi: int, n: int) -> Interval:
                     ci_pct(exact_half))
 
 
+def mean_interval(k_lo: int, k_hi: int, mean: float, n: int) -> Interval:
+    """A posterior's interval [k_lo/n, k_hi/n] with its point estimate, the posterior mean E[K]/n
+    (docs/method.md §6). ``half_width`` is the interval's, (k_hi - k_lo) / 2n; the published
+    ``ci_pct`` rounds up the farther end's distance from the score, so that score ± ci holds the
+    whole interval (ranks and rank spreads read score ± ci, §5)."""
+    score, lo, hi = mean / n, k_lo / n, k_hi / n
+    reach = max(score - lo, hi - score, 0.0)
+    return Interval(score, lo, hi, (k_hi - k_lo) / (2 * n), score_pct(score), ci_pct(reach))
+
+
 def model_interval(
     counts: list[int], probs: list[float], *, method: str, bootstrap: int, rng: np.random.Generator | None
 ) -> Interval:
@@ -215,7 +227,7 @@ class _Setup:
     interval: str
     kappa_max: float
     posterior: str
-    priors: dict[str, Prior | None]
+    priors: Mapping[str, Prior | None]
     overall: dict[Bin, Tally]
     per_provider: dict[tuple[str, Bin], Tally]
     own: dict[tuple[str, Bin], Tally]
@@ -244,10 +256,11 @@ def _posterior(model: str, provider: str, hist: dict[Bin, int], setup: _Setup) -
     counts = [hist[b] for b in bins]
     prior = setup.priors.get(model)
     if setup.posterior == "v1" or prior is None:
-        k_lo, k_hi = posterior_counts(counts, own, [pool.get(b, (0, 0)) for b in bins], kappa_max=setup.kappa_max)
+        k_lo, k_hi, mean = posterior_summary(counts, own, [pool.get(b, (0, 0)) for b in bins],
+                                             kappa_max=setup.kappa_max)
     else:
-        k_lo, k_hi = prior_counts(counts, own, prior, bins)
-    return count_interval(k_lo, k_hi, sum(counts)), sum(size for _, size in own)
+        k_lo, k_hi, mean = prior_summary(counts, own, prior, bins)
+    return mean_interval(k_lo, k_hi, mean, sum(counts)), sum(size for _, size in own)
 
 
 def score_models(
@@ -264,6 +277,8 @@ def score_models(
     posterior: str = "v1",
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
+    judgments: pd.DataFrame | None = None,
+    stream: str = "",
 ) -> pd.DataFrame:
     """One SCORES row per model of ``jury`` for ``field``, sorted by model key, with both intervals.
 
@@ -275,7 +290,8 @@ def score_models(
     fails on an empty bin with ``empty_bin="error"`` when ``interval`` is "published"; when the
     leaderboard ranks by the posterior interval it is left null instead, with a warning.
     ``truth`` maps model keys to known true scores (simulation): then ``covered`` and
-    ``posterior_covered`` say whether each interval holds it.
+    ``posterior_covered`` say whether each interval holds it. ``posterior="latent"`` needs every
+    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split).
     """
     _check_options(field, method, empty_bin, bootstrap, interval, posterior)
     pool = _label_pool(jury, annotations, field)
@@ -284,8 +300,8 @@ def score_models(
            for k, v in pool.groupby(["model", "bin"], sort=False)["label"].agg(["sum", "size"]).iterrows()}
     histograms = _histograms(jury, field)
     meta = _model_meta(jury)
-    priors = ({} if posterior == "v1" else
-              pooled_priors(histograms, {m: p for m, (p, _, _) in meta.items() if m in histograms}, own))
+    priors = _priors(posterior, jury, annotations, judgments, histograms, meta, own,
+                     (field, seed, latent_stream(stream, field)))
     setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
                    overall, per_provider, own)
     pool_sizes = pool["provider"].value_counts().to_dict()
@@ -306,6 +322,23 @@ def score_models(
                                true=(truth or {}).get(model)))
     frame = pd.DataFrame(rows, columns=SCORES.names)
     return conform(frame, SCORES, f"scores ({field}, {method})")
+
+
+def _priors(
+    posterior: str, jury: pd.DataFrame, annotations: pd.DataFrame, judgments: pd.DataFrame | None,
+    histograms: dict[str, dict[Bin, int]], meta: dict[str, tuple[str, str, int]], own: dict[tuple[str, Bin], Tally],
+    sampling: tuple[str, int, str],
+) -> Mapping[str, Prior | None]:
+    """Each model's prior for the hierarchical and latent posteriors (v1 needs none)."""
+    if posterior == "v1":
+        return {}
+    if posterior == "hierarchical":
+        return pooled_priors(histograms, {m: p for m, (p, _, _) in meta.items() if m in histograms}, own)
+    if judgments is None:
+        raise CalibrationError("calibration: the latent posterior needs the judges' verdicts (judgments), "
+                               "not only the jury's vote counts")
+    field, seed, stream = sampling
+    return table_priors(jury, judgments, annotations, field, seed=seed, stream=stream)
 
 
 def _check_options(field: str, method: str, empty_bin: str, bootstrap: int, interval: str, posterior: str) -> None:
@@ -341,7 +374,9 @@ def _score_row(
         "model": model, "provider": provider, "model_name": model_name, "n_hints": int(n_hints),
         "field": setup.field, **pub,
         **{f"posterior_{k}": getattr(post, k) for k in ("score", "lo", "hi", "half_width", "score_pct", "ci_pct")},
-        "interval": setup.interval, "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
+        "interval": setup.interval, "posterior": setup.posterior,
+        "posterior_prior": None if setup.posterior == "v1" else prior_json(setup.priors.get(model)),
+        "n": n[0], "n_labelled": n[1], "n_pool": n[2], "method": setup.method,
         "bootstrap": int(setup.bootstrap) if setup.method == "layton" else 0,
         "seed": int(setup.seed),
         "true_score": None if true is None else float(true),

@@ -23,13 +23,14 @@ as in v1. Plain numpy, no randomness: the same labels give the same bytes.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from sideways.scoring.posterior import shortest_set
+from sideways.scoring.posterior import summarise
 from sideways.scoring.ppi import FloatArray
 
 #: (kappa, sigma) points the data weigh: kappa the prior rate's weight in labels per bin, sigma
@@ -155,6 +156,26 @@ class Prior:
     spread: tuple[tuple[float, float, float], ...]
 
 
+def prior_json(prior: Prior | None) -> str | None:
+    """A prior as one JSON line (None for none: v1's prior), kept in the scores table so that the paired
+    draws of docs/method.md §8 use the very prior the scores were computed with (floats round-trip)."""
+    if prior is None:
+        return None
+    return json.dumps({"eta": [[v, j, x] for (v, j), x in prior.eta.items()],
+                       "pool_rows": [[v, j, n] for (v, j), n in prior.pool_rows.items()],
+                       "spread": [list(s) for s in prior.spread]}, separators=(",", ":"))
+
+
+def prior_from_json(text: str | None) -> Prior | None:
+    """The :class:`Prior` of :func:`prior_json` (None for none)."""
+    if text is None:
+        return None
+    data = json.loads(text)
+    return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
+                 {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
+                 tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]))
+
+
 def pooled_priors(
     hists: Mapping[str, Mapping[Bin, int]],
     providers: Mapping[str, str],
@@ -250,13 +271,25 @@ def prior_counts(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bins
     mixture, over the prior's (kappa, sigma) points and the level's nodes, of the convolution of
     the bins' beta-binomials; the model's own labels weigh every point and node.
     """
+    lo, hi, _ = prior_summary(counts, own, prior, bins, level=level)
+    return lo, hi
+
+
+def mixture_rates(own: Sequence[Tally], prior: Prior, bins: Sequence[Bin]) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(alpha, beta, weights) of the posterior's mixture components: per component, each bin's beta
+    posterior of the rate, and the component's weight (they sum to 1). A draw of the posterior
+    picks a component by weight, then each bin's rate from its beta (:mod:`sideways.scoring.paired`)."""
     own_arr = np.array(own, dtype=np.float64).T.reshape(2, len(bins))
-    unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     eta = np.array([prior.eta[b] for b in bins])
     rows = np.array([prior.pool_rows[b] for b in bins], dtype=np.float64)
     alpha, beta, weights = _rows(own_arr, eta, rows, prior.spread)
     keep = weights > 1e-9
-    pmf = mixture_pmf(unlabelled, alpha[keep], beta[keep], weights[keep])
-    lo, hi = shortest_set(pmf / pmf.sum(), level)
-    known = sum(o[0] for o in own)
-    return known + lo, known + hi
+    return alpha[keep], beta[keep], weights[keep] / weights[keep].sum()
+
+
+def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bins: Sequence[Bin], *,
+                  level: float = 0.95) -> tuple[int, int, float]:
+    """(K_lo, K_hi, E[K]): :func:`prior_counts` and the posterior mean of the count."""
+    unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
+    alpha, beta, weights = mixture_rates(own, prior, bins)
+    return summarise(mixture_pmf(unlabelled, alpha, beta, weights), sum(o[0] for o in own), level)

@@ -89,6 +89,8 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
         }
         if "tie_groups" in r:
             entry["tie_groups"] = str(r["tie_groups"])
+        if "rank_set" in r:  # the ranks it holds with every other model's at once, 95% (docs/method.md §5)
+            entry["rank_set"] = str(r["rank_set"])
         known = pd.notna(r["true_score"])
         for which, cover in (("published", "covered"), ("posterior", "posterior_covered")):
             values = interval_values(r, which)

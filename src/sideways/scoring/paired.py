@@ -1,10 +1,14 @@
 """Paired draws of every model's true score on a split's riddles (docs/method.md §8).
 
 Two scores are compared *paired*: on the same riddles, with the same random numbers. A draw
-follows the posterior of §6, the one the leaderboard ranks by: per jury-score bin v a rate
-r_v ~ Beta(alpha_v, beta_v) (the pool of other providers as a prior worth at most
-``kappa_max`` labels, updated by the model's own labels), then each unlabelled prediction in bin
-v is right when its uniform u < r_v; a labelled one is what its label says. A model's score in
+follows the estimator the leaderboard ranks by, so that every score, change, tie group and rank
+set comes from one posterior. With a posterior (§6): per jury-score bin v a rate
+r_v ~ Beta(alpha_v, beta_v) (v1: the pool of other providers as a prior worth at most
+``kappa_max`` labels, updated by the model's own labels; hierarchical: first a component of its
+mixture, picked by weight with a seeded uniform, then that component's beta), then each
+unlabelled prediction in bin v is right when its uniform u < r_v; a labelled one is what its
+label says. With the published interval (:func:`published_draws`): its own bootstrap, per bin a
+binomial count at the pool's rate, as quantiles of seeded uniforms. A model's score in
 a draw is the share of its predictions that are right, so one version's draws are its posterior
 exactly (sum of beta-binomials). The uniforms are seeded by (seed, model, riddle) and the rates'
 quantiles by (seed, model, bin), not by version: two versions of a split use the same
@@ -13,13 +17,16 @@ the difference's spread is what changed. With ``riddles=True`` every draw also r
 riddles (a seeded multinomial, the same for every model and version): the question becomes the
 score on a new draw of riddles rather than on these.
 
-Element 0 of every array is the estimate: the posterior mean, (k + sum_v (n_v - l_v) E[r_v]) / n.
+Element 0 of every array is the estimate: the posterior mean, (k + sum_v (n_v - l_v) E[r_v]) / n,
+which is the leaderboard's score (the score of §6 is the posterior mean); for the published
+interval, the published score.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +34,7 @@ import pandas as pd
 
 from sideways.core.errors import CalibrationError
 from sideways.scoring.calibration import jury_bins
+from sideways.scoring.hierarchy import Prior, mixture_rates, prior_from_json
 from sideways.scoring.posterior import KAPPA_MAX
 from sideways.scoring.ppi import FloatArray
 
@@ -124,19 +132,44 @@ def beta_quantile(alpha: float, beta: float, q: FloatArray) -> FloatArray:
     return np.asarray(np.interp(q * cdf[-1], cdf, x), dtype=np.float64)
 
 
-def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: float) -> tuple[FloatArray, FloatArray]:
-    """(posterior mean rate per bin, replicates x bins drawn rates). Each bin's rates are Beta
-    quantiles of uniforms seeded per (seed, model, bin): versions with the same bin draw the same
-    quantiles, so their rates move together (a comonotone coupling)."""
+def _components(ev: Evidence, model: str, kappa_max: float,
+                prior: Prior | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(alpha, beta, weights): the posterior's beta per mixture component and bin (components x bins)
+    and the components' weights. v1 (``prior`` None) is one component; the hierarchical posterior's
+    are those of :func:`sideways.scoring.hierarchy.mixture_rates` on the bins the model has."""
     k, lab, (a, b) = _counts(ev, model)
     mean = (a + 0.5) / (b + 1.0)
     kappa = np.minimum(kappa_max, b + 1.0)
-    alpha, beta = kappa * mean + k, kappa * (1 - mean) + lab - k
+    alpha, beta = (kappa * mean + k)[None, :], (kappa * (1 - mean) + lab - k)[None, :]
+    if prior is None:
+        return alpha, beta, np.ones(1)
+    present = [v for v in range(len(ev.bin_names)) if bool(np.any(ev.bins[model] == v))]
+    own = [(int(k[v]), int(lab[v])) for v in present]
+    mix_a, mix_b, weights = mixture_rates(own, prior, [ev.bin_names[v] for v in present])
+    alpha, beta = np.repeat(alpha, len(weights), axis=0), np.repeat(beta, len(weights), axis=0)
+    alpha[:, present], beta[:, present] = mix_a, mix_b
+    return alpha, beta, weights
+
+
+def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: float,
+           prior: Prior | None = None) -> tuple[FloatArray, FloatArray]:
+    """(posterior mean rate per bin, replicates x bins drawn rates). Each bin's rates are Beta
+    quantiles of uniforms seeded per (seed, model, bin): versions with the same bin draw the same
+    quantiles, so their rates move together (a comonotone coupling); a mixture's component is
+    picked by a uniform seeded per (seed, model), the same in every version too."""
+    alpha, beta, weights = _components(ev, model, kappa_max, prior)
+    pick = np.zeros(replicates, dtype=np.int64)
+    if len(weights) > 1:
+        cdf = np.cumsum(weights)
+        pick = np.minimum(np.searchsorted(cdf, _rng(seed, "component", model).random(replicates) * cdf[-1]),
+                          len(weights) - 1)
     draws = np.empty((replicates, len(ev.bin_names)))
     for v, name in enumerate(ev.bin_names):
         q = _rng(seed, "rate", model, *name).random(replicates)
-        draws[:, v] = beta_quantile(float(alpha[v]), float(beta[v]), q)
-    return alpha / (alpha + beta), draws
+        for r in np.unique(pick):
+            chosen = pick == r
+            draws[chosen, v] = beta_quantile(float(alpha[r, v]), float(beta[r, v]), q[chosen])
+    return weights @ (alpha / (alpha + beta)), draws
 
 
 def _uniforms(ev: Evidence, model: str, replicates: int, seed: int) -> FloatArray:
@@ -145,14 +178,18 @@ def _uniforms(ev: Evidence, model: str, replicates: int, seed: int) -> FloatArra
 
 
 def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resample_riddles: bool = False,
-                kappa_max: float = KAPPA_MAX) -> dict[str, FloatArray]:
-    """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws."""
+                kappa_max: float = KAPPA_MAX,
+                priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
+    """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws: from v1's
+    posterior, or from a model's mixture prior in ``priors`` (the hierarchical or latent posterior's, as
+    the scores table keeps them). A model without one keeps v1's, as in the scores."""
     w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
+    priors = priors or {}
     out: dict[str, FloatArray] = {}
     for model in ev.models:
         bins, lab = ev.bins[model], ev.labels[model]
         scored = bins >= 0
-        mean, rates = _rates(ev, model, replicates, seed, kappa_max)
+        mean, rates = _rates(ev, model, replicates, seed, kappa_max, priors.get(model))
         safe = np.maximum(bins, 0)
         right = np.where(lab >= 0, lab == 1, _uniforms(ev, model, replicates, seed) < rates[:, safe]) & scored
         expected = np.where(lab >= 0, (lab == 1).astype(np.float64), mean[safe] if len(mean) else 0.0) * scored
@@ -160,3 +197,68 @@ def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resamp
         total = (w * scored).sum(axis=1)
         out[model] = np.divide((w * right_all).sum(axis=1), total, out=np.full(len(total), np.nan), where=total > 0)
     return out
+
+
+def binomial_quantile(n: int, p: float, q: FloatArray) -> np.ndarray:
+    """Quantiles ``q`` of Binomial(n, p): the smallest k with CDF(k) >= q (log-space pmf, no scipy)."""
+    k = np.arange(n + 1)
+    if p <= 0 or p >= 1:
+        return np.full(len(q), 0 if p <= 0 else n, dtype=np.int64)
+    log_pmf = (np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k])
+               + k * math.log(p) + (n - k) * math.log1p(-p))
+    cdf = np.cumsum(np.exp(log_pmf))
+    return np.minimum(np.searchsorted(cdf / cdf[-1], q, side="left"), n).astype(np.int64)
+
+
+def published_draws(ev: Evidence, scores: dict[str, float], *, seed: int,
+                    replicates: int = REPLICATES) -> dict[str, FloatArray]:
+    """Per model, the published interval's own bootstrap (docs/method.md §4): element 0 its published
+    score (``scores``), then ``replicates`` draws of (1/n) sum_v S_v, S_v ~ Binomial(n_v, p_v), p_v the
+    share of positive labels among the other providers' pool rows of bin v (an empty pool bin borrows
+    the nearest non-empty one, the lower on a tie, as ``empty_bin: nearest`` does). Each bin's counts
+    are quantiles of uniforms seeded per (seed, model, bin), so two versions' draws are coupled."""
+    out: dict[str, FloatArray] = {}
+    values = np.array([v / j for v, j in ev.bin_names]) if ev.bin_names else np.zeros(0)
+    for model, score in scores.items():
+        if model not in ev.providers:
+            continue
+        _, _, (a, b) = _counts(ev, model)
+        bins = ev.bins[model]
+        n = int(np.sum(bins >= 0))
+        total = np.zeros(replicates)
+        filled = np.flatnonzero(b > 0)
+        for v, name in enumerate(ev.bin_names):
+            n_v = int(np.sum(bins == v))
+            if not n_v or not len(filled):
+                continue
+            src = v if b[v] > 0 else int(filled[np.lexsort((values[filled], np.abs(values[filled] - values[v])))[0]])
+            q = _rng(seed, "published", model, *name).random(replicates)
+            total += binomial_quantile(n_v, float(a[src] / b[src]), q)
+        out[model] = np.concatenate([[score], total / n if n else np.full(replicates, np.nan)])
+    return out
+
+
+def ranked_by(scores: pd.DataFrame | None) -> tuple[str, str]:
+    """(interval, posterior) a version's scores table ranks by: ``calibration.interval`` and
+    ``calibration.posterior`` as its columns say (tables written before the ``posterior`` column: v1)."""
+    if scores is None or not len(scores):
+        return "posterior", "v1"
+    interval = str(scores["interval"].iloc[0]) if "interval" in scores.columns else "published"
+    posterior = str(scores["posterior"].iloc[0]) if "posterior" in scores.columns else "v1"
+    return interval, posterior
+
+
+def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, replicates: int = REPLICATES,
+                  resample_riddles: bool = False) -> dict[str, FloatArray]:
+    """Per model, the paired draws of the estimator the version's leaderboard ranks by (:func:`ranked_by`):
+    its posterior's (:func:`model_draws`), or the published interval's bootstrap (:func:`published_draws`;
+    with ``resample_riddles`` the posterior's, which alone can resample riddles)."""
+    interval, posterior = ranked_by(scores)
+    if interval == "published" and scores is not None and not resample_riddles:
+        published = {str(m): float(s) for m, s in zip(scores["model"], scores["score"], strict=True) if pd.notna(s)}
+        return published_draws(ev, published, seed=seed, replicates=replicates)
+    priors = None
+    if scores is not None and posterior != "v1" and "posterior_prior" in scores.columns:
+        priors = {str(m): prior_from_json(None if pd.isna(p) else str(p))
+                  for m, p in zip(scores["model"], scores["posterior_prior"], strict=True)}
+    return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, priors=priors)

@@ -19,8 +19,10 @@ its rate need not transfer to m), updated by m's own labels:
 An empty pool bin (b_v = 0) gives Jeffreys' Beta(1/2, 1/2): no bin is ever left out. m's true
 count of right answers is K = sum_v k_v + sum_v T_v. Its pmf is the convolution of the T_v pmfs
 (as :func:`sideways.scoring.ppi.binomial_sum_pmf` convolves binomials); the interval is the
-shortest set of consecutive counts holding ``level`` of that mass, shifted by sum_v k_v. When
-every prediction is labelled, every u_v = 0 and the interval is the labelled truth itself.
+shortest set of consecutive counts holding ``level`` of that mass, shifted by sum_v k_v, and the
+score is the pmf's mean, E[K] (:func:`summarise`: the point estimate every number of the
+leaderboard and the diff share, not the middle of the set). When every prediction is labelled,
+every u_v = 0 and the interval is the labelled truth itself.
 """
 
 from __future__ import annotations
@@ -90,6 +92,14 @@ def shortest_set(pmf: FloatArray, level: float = 0.95) -> tuple[int, int]:
     return int(i[best]), int(t[best]) - 1
 
 
+def summarise(pmf: FloatArray, known: int, level: float = 0.95) -> tuple[int, int, float]:
+    """(K_lo, K_hi, E[K]) of the count ``known + T``, T with ``pmf`` on 0..len - 1: the shortest
+    ``level`` set of :func:`shortest_set` and the posterior mean."""
+    pmf = pmf / pmf.sum()
+    lo, hi = shortest_set(pmf, level)
+    return known + lo, known + hi, known + float(np.arange(len(pmf)) @ pmf)
+
+
 def posterior_count_pmf(unlabelled: Sequence[int], alpha: Sequence[float], beta: Sequence[float]) -> FloatArray:
     """pmf of sum_v T_v, T_v ~ BetaBinomial(u_v, alpha_v, beta_v) independent, on 0..sum(u_v)."""
     if not len(unlabelled) == len(alpha) == len(beta):
@@ -115,18 +125,34 @@ def posterior_counts(
     """
     if not len(counts) == len(own) == len(pool):
         raise ValueError("posterior_counts: counts, own and pool must have one entry per bin")
-    priors = [pool_prior(a_v, b_v, kappa_max) for a_v, b_v in pool]
-    return counts_from_priors(counts, own, priors, level=level)
+    lo, hi, _ = posterior_summary(counts, own, pool, kappa_max=kappa_max, level=level)
+    return lo, hi
+
+
+def posterior_summary(
+    counts: Sequence[int], own: Sequence[tuple[int, int]], pool: Sequence[tuple[int, int]], *,
+    kappa_max: float = KAPPA_MAX, level: float = 0.95,
+) -> tuple[int, int, float]:
+    """(K_lo, K_hi, E[K]): :func:`posterior_counts` and the posterior mean of the count."""
+    if not len(counts) == len(own) == len(pool):
+        raise ValueError("posterior_counts: counts, own and pool must have one entry per bin")
+    return summary_from_priors(counts, own, [pool_prior(a_v, b_v, kappa_max) for a_v, b_v in pool], level=level)
 
 
 def counts_from_priors(
     counts: Sequence[int], own: Sequence[tuple[int, int]], priors: Sequence[tuple[float, float]], *,
     level: float = 0.95,
 ) -> tuple[int, int]:
-    """(K_lo, K_hi) as :func:`posterior_counts`, with each bin's prior ``(alpha0, beta0)`` given.
+    """(K_lo, K_hi) as :func:`posterior_counts`, with each bin's prior ``(alpha0, beta0)`` given."""
+    lo, hi, _ = summary_from_priors(counts, own, priors, level=level)
+    return lo, hi
 
-    The ``hierarchical`` posterior (:mod:`sideways.scoring.hierarchy`) chooses its priors itself.
-    """
+
+def summary_from_priors(
+    counts: Sequence[int], own: Sequence[tuple[int, int]], priors: Sequence[tuple[float, float]], *,
+    level: float = 0.95,
+) -> tuple[int, int, float]:
+    """(K_lo, K_hi, E[K]) with each bin's prior ``(alpha0, beta0)`` given."""
     if not len(counts) == len(own) == len(priors):
         raise ValueError("counts_from_priors: counts, own and priors must have one entry per bin")
     alphas, betas, unlabelled = [], [], []
@@ -136,6 +162,4 @@ def counts_from_priors(
         alphas.append(a0 + k_v)
         betas.append(b0 + l_v - k_v)
         unlabelled.append(n_v - l_v)
-    lo, hi = shortest_set(posterior_count_pmf(unlabelled, alphas, betas), level)
-    known = sum(k for k, _ in own)
-    return known + lo, known + hi
+    return summarise(posterior_count_pmf(unlabelled, alphas, betas), sum(k for k, _ in own), level)

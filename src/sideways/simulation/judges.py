@@ -3,6 +3,15 @@
 Each verdict is drawn from ``rng_for(seed, "judge", judge, model, riddle)`` against the truth of
 the prediction (:func:`sideways.simulation.truth.truth`). A simulated ``l3score`` judge draws a
 graded score instead, and thresholds it (:func:`simulate_l3score_judgments`).
+
+Two settings of a verdict judge break what a calibration method may quietly assume (both off by
+default, and then no draw changes): ``correlation``, judges that err together because a riddle
+is hard to grade for all of them (a verdict follows the riddle's difficulty, one uniform per
+(seed, riddle, field) shared by every judge and model, instead of the judge's own uniform, with
+that probability; each judge's rates stay what they are, only their errors coincide), and
+``model_spread``, judges whose rates depend on the model graded (each model draws a leniency
+z ~ N(0, 1) from (seed, model); a judge adds ``model_spread * z`` to the logits of both of its
+rates of saying "right").
 """
 
 from __future__ import annotations
@@ -32,15 +41,22 @@ def simulate_judgments(
     spec = float(opts.specificity)
     bias = float(opts.self_bias)
     failure = float(opts.failure_rate)
+    corr, spread = float(opts.correlation), float(opts.model_spread)
     by_id = records_by(riddles, "riddle_id")
     rows = []
     for p in bar(records(predictions), desc=f"judge {judge.key}"):
         riddle = by_id[p["riddle_id"]]
         rng = rng_for(seed, "judge", judge.key, p["model"], p["riddle_id"])
         false_pos = 1 - spec + (bias if p["provider"] == judge.provider else 0.0)
+        rates = (sens, false_pos)
+        if spread:
+            z = leniency(seed, p["model"]) * spread
+            rates = (_sigmoid(_logit(sens) + z), _sigmoid(_logit(false_pos) + z))
+        shared = _shared_uniforms(seed, judge.key, p["model"], p["riddle_id"], corr) if corr else (None, None)
         verdict = []
-        for really in truth(riddle, p["answer"], p["justification"]):
-            verdict.append(bool(rng.random() < (sens if really else false_pos)))
+        for really, common in zip(truth(riddle, p["answer"], p["justification"]), shared, strict=True):
+            u = rng.random()
+            verdict.append(bool((u if common is None else common) < (rates[0] if really else rates[1])))
         failed = rng.random() < failure
         a, j = (None, None) if failed else verdict
         rows.append(
@@ -93,6 +109,19 @@ def simulate_l3score_judgments(
             request_hash=request_hash("sim", seed, judge.key, p["model"], p["riddle_id"]), cost_usd=0.0,
         ))
     return pd.DataFrame(rows)
+
+
+def leniency(seed: int, model: str) -> float:
+    """The graded model's leniency z ~ N(0, 1), the same for every judge (``model_spread``)."""
+    return float(rng_for(seed, "leniency", model).standard_normal())
+
+
+def _shared_uniforms(seed: int, judge: str, model: str, riddle: str, corr: float) -> tuple[float | None, ...]:
+    """Per field (answer, justification): the riddle's difficulty uniform, which every judge and
+    model share, when this judge's verdict follows it (probability ``corr``); else None."""
+    difficulty = rng_for(seed, "difficulty", riddle).random(2)
+    follows = rng_for(seed, "follows", judge, model, riddle).random(2) < corr
+    return tuple(float(d) if f else None for d, f in zip(difficulty, follows, strict=True))
 
 
 def _logit(p: float) -> float:

@@ -2,7 +2,9 @@
 
 A simulated model answers each riddle right with a probability set by its ``skill``, the
 riddle's difficulty (picarats) and the hints it gets; when right it returns the gold answer and
-(with probability ``justification``) the gold justification, otherwise a plausible wrong answer.
+(with probability ``justification``) the gold justification, otherwise a plausible wrong answer,
+with (probability ``slip``, 0 by default) the gold justification: the right reasoning ending on a
+wrong answer, the fourth class (wrong answer, right justification).
 Every draw comes from ``rng_for(seed, "predict", model, riddle)``, so adding, removing or
 reordering models changes no other model's rows.
 """
@@ -93,6 +95,8 @@ def simulate_predictions(riddles: pd.DataFrame, model: ModelSpec, seed: int) -> 
         else:
             answer = _wrong_answer(r, rng)
             just = _WRONG_JUSTIFICATIONS[int(rng.integers(4))].format(answer=answer)
+            if opts.slip and rng_for(seed, "slip", model.key, r["riddle_id"]).random() < opts.slip:
+                just = r["justification"]  # its own stream: slip 0 draws nothing, so no row moves
         rows.append(
             prediction_row(
                 riddle_id=r["riddle_id"],

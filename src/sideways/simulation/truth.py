@@ -23,10 +23,11 @@ def truth(riddle: Mapping[str, Any], answer: str | None, justification: str | No
     """True (answer_correct, justification_correct) of a simulated prediction.
 
     The answer is right when it equals the gold answer once normalised; the justification is
-    right when the answer is and it is the gold justification.
+    right when it is the gold justification, whatever the answer (a simulated model gives the
+    gold justification with a wrong answer only when its ``slip`` says so: the fourth class).
     """
     answer_ok = answer is not None and normalize(answer) == normalize(riddle["answer"])
-    return answer_ok, answer_ok and justification == riddle["justification"]
+    return answer_ok, justification is not None and justification == riddle["justification"]
 
 
 

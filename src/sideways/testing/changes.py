@@ -50,7 +50,8 @@ def version(name: str, params: Params, riddles: pd.DataFrame, predictions: pd.Da
             seed: int, jury: pd.DataFrame | None = None) -> SplitVersion:
     """A version of a split: its jury (judges seeded by ``seed``) and simulated labels (``seed``)."""
     jury = judge_all(params, riddles, predictions, seed) if jury is None else jury
-    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, seed, split), riddles, seed)
+    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, seed, split), riddles, seed,
+                             params.annotations.noise)
     field = params.calibration.field
     scores = pd.DataFrame([{"model": m.key, "field": field, **SCORES_STUB} for m in params.models])
     return SplitVersion(name, jury, labels, scores)

@@ -9,6 +9,12 @@ same library functions as the pipeline's stages, called directly; no file is rea
 A run whose published interval fails on an empty bin (``empty_bin: error``) is a run the
 pipeline ranked by the published interval would not complete: it counts as failed for that
 interval and gives it no coverage; the posterior interval never fails.
+
+Every posterior of :data:`sideways.artifacts.schema.POSTERIORS` is measured on every run beside
+the published interval (:func:`interval_names`), so a new posterior joins the grid by being
+named there. A :class:`Setting` can also make the world harder than the one the methods were
+built on: judges whose errors coincide on hard riddles, judges whose rates depend on the model,
+models that reason right to a wrong answer, annotators who err.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from sideways.annotation.labels import seeded_sample, simulate_labels
+from sideways.artifacts.schema import POSTERIORS
 from sideways.config.params import Params, parse_params
 from sideways.scoring.calibration import score_models
 from sideways.scoring.jury import jury_table
@@ -37,12 +44,18 @@ PROVIDERS = ("openai", "gemini", "anthropic", "mistral", "together")
 @dataclass(frozen=True)
 class Setting:
     """The simulated world of a coverage grid's cells (label budgets are chosen per cell).
-    None keeps what the base params.yaml says."""
+    None keeps what the base params.yaml says. The last four are the simulator's hard settings
+    (every judge's ``correlation`` and ``model_spread``, every model's ``slip``, the annotators'
+    ``noise``; docs/method.md §6)."""
 
     models: int | None = None
     judge_quality: float | None = None
     self_bias: float | None = None
     riddles: int | None = None
+    correlation: float | None = None
+    model_spread: float | None = None
+    slip: float | None = None
+    label_noise: float | None = None
 
 
 def share_for(per_riddle: float, n_models: int) -> float:
@@ -57,7 +70,8 @@ def setting_params(base: Mapping[str, Any], setting: Setting) -> Params:
 
     ``models``: that many simulated models, skills evenly spread over 0.3-0.9, providers in
     turn from :data:`PROVIDERS`; ``judge_quality``: sensitivity = specificity of every judge;
-    ``self_bias``: every judge's bias towards its own provider.
+    ``self_bias``: every judge's bias towards its own provider; ``correlation``, ``model_spread``:
+    every judge's; ``slip``: every model's; ``label_noise``: ``annotations.noise``.
     """
     data = copy.deepcopy(dict(base))
     if setting.models is not None:
@@ -71,7 +85,15 @@ def setting_params(base: Mapping[str, Any], setting: Setting) -> Params:
             judge["sensitivity"] = judge["specificity"] = setting.judge_quality
         if setting.self_bias is not None:
             judge["self_bias"] = setting.self_bias
+        for key in ("correlation", "model_spread"):
+            if getattr(setting, key) is not None:
+                judge[key] = getattr(setting, key)
+    if setting.slip is not None:
+        for model in data["models"].values():
+            model["slip"] = setting.slip
     data["annotations"] = {**data.get("annotations", {}), "source": "sim"}
+    if setting.label_noise is not None:
+        data["annotations"]["noise"] = setting.label_noise
     return parse_params(data, source="coverage setting")
 
 
@@ -98,6 +120,12 @@ def slim_riddles(riddles: pd.DataFrame) -> pd.DataFrame:
 
 def simulate_split(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(predictions, jury) of one simulated run (``seed``) of one split: what every label budget shares."""
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
+    return predictions, jury
+
+
+def simulate_run(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(predictions, judgments, jury) of one simulated run (``seed``) of one split."""
     models = params.models
     predictions = pd.concat([simulate_predictions(riddles, m, seed) for m in models], ignore_index=True)
     panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in models}
@@ -107,39 +135,47 @@ def simulate_split(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd
                                                                             if j.key in p])], j, seed)
         for j in params.jury.pool if any(j.key in p for p in panels.values())
     ], ignore_index=True)
-    return predictions, jury_table(judgments, predictions, panels)
+    return predictions, judgments, jury_table(judgments, predictions, panels)
+
+
+def interval_names() -> tuple[str, ...]:
+    """The intervals measured on every run: each posterior (by its ``calibration.posterior`` name) and
+    the published one."""
+    return (*POSTERIORS, "published")
 
 
 def run_split(params: Params, riddles: pd.DataFrame, split: str, seed: int, cells: Sequence[tuple[float, float]],
               *, published_method: str) -> list[pd.DataFrame]:
     """For each (share, kappa_max) of ``cells``, the SCORES rows of one simulated run, truth filled in.
 
-    The simulation is shared; each share draws its own labels (the pipeline's seeded coins). The
-    posterior ranks, so an empty bin leaves the published interval null instead of failing. The
-    rows hold the hierarchical posterior in ``posterior_*`` and issue 10's (v1, the default, with
-    ``kappa_max``) in ``v1_covered`` and ``v1_half_width``.
+    The simulation is shared; each share draws its own labels (the pipeline's seeded coins, and
+    ``annotations.noise``). The posterior ranks, so an empty bin leaves the published interval null
+    instead of failing. The rows hold the published interval (``published_method``) in its own
+    columns and, for every posterior ``name`` of :data:`POSTERIORS`, ``<name>_covered``,
+    ``<name>_half_width`` and ``<name>_score`` (v1 with ``kappa_max``).
     """
-    predictions, jury = simulate_split(params, riddles, seed)
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
     cal = params.calibration
     truth = true_scores(riddles, predictions, cal.field)
     out = []
     for share, kappa_max in cells:
-        labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the published interval's empty bins: counted from the nulls
-            old = score_models(jury, labels, field=cal.field, method=published_method,
-                               bootstrap=cal.bootstrap, seed=seed, empty_bin=cal.empty_bin,
-                               interval="posterior", kappa_max=kappa_max, posterior="v1", truth=truth)
-            new = score_models(jury, labels, field=cal.field, method="exact", bootstrap=cal.bootstrap, seed=seed,
-                               empty_bin=cal.empty_bin, interval="posterior", posterior="hierarchical", truth=truth)
-        out.append(old.assign(v1_covered=old["posterior_covered"], v1_half_width=old["posterior_half_width"],
-                              posterior_covered=new["posterior_covered"].to_numpy(),
-                              posterior_half_width=new["posterior_half_width"].to_numpy()))
+        labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed,
+                                 params.annotations.noise)
+        scores = None
+        for name in POSTERIORS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the published interval's empty bins: counted from the nulls
+                method = published_method if scores is None else "exact"  # the published interval: once
+                got = score_models(jury, labels, field=cal.field, method=method, bootstrap=cal.bootstrap, seed=seed,
+                                   empty_bin=cal.empty_bin, interval="posterior", kappa_max=kappa_max,
+                                   posterior=name, truth=truth, judgments=judgments, stream=split)
+            scores = got if scores is None else scores
+            scores = scores.assign(**{f"{name}_covered": got["posterior_covered"].to_numpy(),
+                                      f"{name}_half_width": got["posterior_half_width"].to_numpy(),
+                                      f"{name}_score": got["posterior_score"].to_numpy()})
+        assert scores is not None
+        out.append(scores)
     return out
-
-
-#: The intervals measured on every run: the hierarchical posterior, issue 10's (v1, the default), the published one.
-INTERVAL_NAMES = ("posterior", "posterior_v1", "published")
 
 
 @dataclass
@@ -175,15 +211,11 @@ class Tally:
 
 
 def tally_run(scores: pd.DataFrame, tallies: Mapping[str, Tally]) -> None:
-    """Add one run's SCORES rows to ``tallies["posterior"]`` (the hierarchical prior),
-    ``tallies["posterior_v1"]`` (issue 10's, the default) and ``tallies["published"]``.
-
-    The published interval fails the run when any model's is null (an empty bin).
-    """
-    tallies["posterior"].add(scores["posterior_covered"].astype(bool).tolist(),
-                             scores["posterior_half_width"].tolist(), failed=False)
-    tallies["posterior_v1"].add(scores["v1_covered"].astype(bool).tolist(),
-                                scores["v1_half_width"].tolist(), failed=False)
+    """Add one run's SCORES rows (:func:`run_split`) to ``tallies[name]`` for every name of
+    :func:`interval_names`. The published interval fails the run when any model's is null (an empty bin)."""
+    for name in POSTERIORS:
+        tallies[name].add(scores[f"{name}_covered"].astype(bool).tolist(),
+                          scores[f"{name}_half_width"].tolist(), failed=False)
     failed = bool(scores["score"].isna().any())
     tallies["published"].add([] if failed else scores["covered"].astype(bool).tolist(),
                              [] if failed else scores["half_width"].tolist(), failed=failed)
@@ -192,8 +224,8 @@ def tally_run(scores: pd.DataFrame, tallies: Mapping[str, Tally]) -> None:
 def measure(params: Params, riddles: Mapping[str, pd.DataFrame], seeds: Sequence[int],
             cells: Sequence[tuple[float, float]], *, published_method: str = "layton") -> list[dict[str, Any]]:
     """One result per (share, kappa_max) of ``cells``: ``{"share", "kappa", "splits": {split:
-    {name: summary for name in INTERVAL_NAMES}}}`` over ``seeds`` (:meth:`Tally.summary`)."""
-    tallies = [{split: {name: Tally() for name in INTERVAL_NAMES} for split in riddles} for _ in cells]
+    {name: summary for name in interval_names()}}}`` over ``seeds`` (:meth:`Tally.summary`)."""
+    tallies = [{split: {name: Tally() for name in interval_names()} for split in riddles} for _ in cells]
     for split, table in riddles.items():
         for seed in seeds:
             runs = run_split(params, table, split, seed, cells, published_method=published_method)
@@ -228,6 +260,21 @@ GRID = (
     GridRow("120 riddles", Setting(riddles=120), (0.5,)),
     GridRow("500 riddles", Setting(riddles=500), (0.05, 0.5)),
 )
+
+#: The simulator's hard settings, one at a time and all together, at the default's shares 1/6 and 1/2:
+#: judges that err together on hard riddles, judges whose rates depend on the model, the fourth
+#: class (wrong answer, right justification), noisy annotators (docs/method.md §6).
+HARD_GRID = (
+    GridRow("judges err together (correlation 0.5)", Setting(correlation=0.5), (1 / 6, 0.5)),
+    GridRow("judges 0.8 err together (correlation 0.7)", Setting(judge_quality=0.8, correlation=0.7), (1 / 6, 0.5)),
+    GridRow("judges' rates depend on the model (spread 0.7)", Setting(model_spread=0.7), (1 / 6, 0.5)),
+    GridRow("fourth class (slip 0.3)", Setting(slip=0.3), (1 / 6, 0.5)),
+    GridRow("noisy annotators (0.05)", Setting(label_noise=0.05), (1 / 6, 0.5)),
+    GridRow("all four", Setting(correlation=0.5, model_spread=0.7, slip=0.3, label_noise=0.05), (1 / 6, 0.5)),
+)
+
+#: Every cell: issue 30's and the hard settings'.
+FULL_GRID = GRID + HARD_GRID
 
 #: A small grid for a test that pins the method: few models and riddles, two shares.
 QUICK_GRID = (

@@ -1,0 +1,267 @@
+"""How often the 95% intervals cover the truth on real judges: a layton-eval calibration file.
+
+Usage:
+  python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
+                                     [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
+
+The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
+reproductions/layton-eval/data/; with or without the answer and justification text columns, any
+number of judges), read and converted by the project's own importer (sideways.layton_eval).
+
+For each model with at least `--min-labels` human labels, the population is its labelled
+predictions, whose truth (both answer and justification right) is known. Each repeat keeps a seeded
+random share of every model's labels (round(share x labels), at least 1) and hides the rest: the
+hidden rows keep every jury verdict, like every unlabelled row of the file. Each interval is then
+computed for the share of both-correct among the model's labelled predictions:
+
+- `published`: layton-eval's interval, computed exactly (`method: exact`; a repeat in which it meets an
+  empty jury-score bin is a failed repeat for it and gives it no coverage);
+- `v1`, `hierarchical`: the posterior intervals of the same name (docs/method.md §6);
+- `latent-class`: the latent-class model's own count (sideways.scoring.latent_class), fitted on every row
+  of the file (the verdicts of unlabelled rows teach it too), over the model's hidden rows;
+- `latent`: the latent posterior (`calibration.posterior: latent`, sideways.scoring.latent_prior): the
+  latent-class model's predictions, fitted without the labels of the model's provider, as each jury-score
+  bin's start, worth what the labels say.
+
+The first three see the population rows only (the model's histogram is its labelled predictions;
+the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
+repeats; the models of one repeat share a pool, so the se is a little optimistic) and the mean
+half-width in points, per interval and share; `--json OUT` writes
+`{"default": NAME, "rows": [{"interval", "share", "coverage", "coverage_se", "half_width", "intervals"}, ...]}`.
+Seeded: the same arguments give the same output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.config.params import CalibrationParams  # noqa: E402
+from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
+from sideways.layton_eval.source import read_ppi  # noqa: E402
+from sideways.scoring import latent_class, latent_prior  # noqa: E402
+from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
+from sideways.scoring.hierarchy import prior_counts  # noqa: E402
+from sideways.scoring.jury import jury_table  # noqa: E402
+from sideways.scoring.posterior import shortest_set  # noqa: E402
+
+DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
+INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
+FIELD = "both_correct"
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--file", default=str(DEFAULT_FILE), help="a layton-eval-ppi file (default: the vendored LLM split)")
+    p.add_argument("--split", default="llm", help="the split to read when the file has a split column")
+    p.add_argument("--shares", default="0.125,0.25,0.5", help="label shares kept, comma-separated")
+    p.add_argument("--repeats", type=int, default=200, help="repeats per share (default: 200)")
+    p.add_argument("--seed", type=int, default=0, help="the seed of the label draws and the samplers")
+    p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
+    p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
+    p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
+    return p.parse_args(argv)
+
+
+@dataclass
+class Tally:
+    """Coverage and half-widths of one interval at one share."""
+
+    covered: int = 0
+    intervals: int = 0
+    failed: int = 0
+    half_widths: list[float] = field(default_factory=list)
+
+    def row(self, name: str, share: float) -> dict[str, Any]:
+        c = self.covered / self.intervals if self.intervals else math.nan
+        se = math.sqrt(c * (1 - c) / self.intervals) if self.intervals else math.nan
+        hw = 100 * float(np.mean(self.half_widths)) if self.half_widths else math.nan
+        return {"interval": name, "share": share, "coverage": c, "coverage_se": se, "half_width": hw,
+                "intervals": self.intervals, "failed_repeats": self.failed}
+
+
+@dataclass(frozen=True)
+class Population:
+    """The file's tables, its jury, the labelled rows and the measured models with their true scores."""
+
+    tables: PpiTables
+    jury: pd.DataFrame
+    labels: pd.DataFrame
+    truth: dict[str, float]
+
+
+def population(path: str, split: str, min_labels: int) -> Population:
+    """Import the file and pick the models with at least ``min_labels`` labels."""
+    tables = import_ppi(read_ppi(path, split=split), source=path)
+    jury = jury_table(tables.judgments, tables.predictions, tables.panels)
+    labels = tables.annotations.merge(jury.loc[jury[f"{FIELD}_judges"] > 0, ["riddle_id", "model"]],
+                                      on=["riddle_id", "model"])
+    sizes = labels.groupby("model").size()
+    measured = sorted(sizes[sizes >= min_labels].index)
+    if not measured:
+        raise SystemExit(f"{path}: no model has {min_labels} or more labelled predictions with a jury score")
+    truth = {m: float(labels.loc[labels["model"] == m, f"human_{FIELD}"].astype(bool).mean()) for m in measured}
+    return Population(tables, jury, labels, truth)
+
+
+def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
+    """round(share x labels) of each model's labels (at least one), drawn without replacement."""
+    parts = []
+    for _, own in labels.groupby("model", sort=True):
+        k = max(1, round(share * len(own)))
+        parts.append(own.iloc[np.sort(rng.choice(len(own), size=k, replace=False))])
+    return pd.concat(parts, ignore_index=True)
+
+
+def _calibrated(pop: Population, kept: pd.DataFrame, posterior: str, seed: int) -> pd.DataFrame:
+    """SCORES rows of the measured models on the population rows (labelled predictions) only."""
+    jury = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the published interval's empty bins: counted from its nulls
+        return score_models(jury, kept, field=FIELD, method="exact", bootstrap=0, seed=seed, empty_bin="error",
+                            interval="posterior", posterior=posterior, truth=pop.truth,
+                            models=sorted(pop.truth)).set_index("model")
+
+
+def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: list[str],
+                     ) -> dict[str, dict[str, tuple[float, float]]]:
+    """interval name -> model -> (lo, hi): the latent-class model's own 95% set for the share right among the
+    model's labelled rows (``latent-class``), and the binned one (``latent``, sideways.scoring.latent_prior)."""
+    out = {}
+    if "latent-class" in names:
+        rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
+        draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
+        out["latent-class"] = _class_counts(pop, rows, draws, rows.keys.assign(row=np.arange(len(rows.keys))))
+    if "latent" in names:
+        out["latent"] = _binned(pop, kept, seed, stream)
+    return out
+
+
+def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str) -> dict[str, tuple[float, float]]:
+    """The latent interval (sideways.scoring.latent_prior) of every measured model over its population rows."""
+    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, FIELD, seed=seed, stream=stream)
+    population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
+    priors = latent_prior.binned_priors(population, kept, pred, FIELD)
+    rows = population.merge(kept[["riddle_id", "model", f"human_{FIELD}"]], on=["riddle_id", "model"], how="left")
+    bins = jury_bins(rows[f"{FIELD}_votes"].to_numpy(), rows[f"{FIELD}_judges"].to_numpy())
+    labels = [None if pd.isna(v) else bool(v) for v in rows[f"human_{FIELD}"]]
+    out = {}
+    for model in sorted(pop.truth):
+        mine = [i for i, m in enumerate(rows["model"]) if m == model]
+        hist: dict[tuple[int, int], list[int]] = {}
+        for i in mine:
+            cell = hist.setdefault(bins[i], [0, 0, 0])
+            cell[0] += 1
+            if labels[i] is not None:
+                cell[1] += int(bool(labels[i]))
+                cell[2] += 1
+        order = sorted(hist, key=lambda b: b[0] / b[1])
+        lo, hi = prior_counts([hist[b][0] for b in order], [(hist[b][1], hist[b][2]) for b in order],
+                              priors[model], order)
+        out[model] = (lo / len(mine), hi / len(mine))
+    return out
+
+
+def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.Draws, keys: pd.DataFrame,
+                  ) -> dict[str, tuple[float, float]]:
+    """The latent-class model's own count over each measured model's population rows."""
+    out = {}
+    for model in sorted(pop.truth):
+        population_rows = keys.merge(pop.labels.loc[pop.labels["model"] == model, ["riddle_id", "model"]],
+                                     on=["riddle_id", "model"])["row"].to_numpy()
+        known = rows.evidence.label[population_rows] >= 0
+        base = int(draws.right[0, population_rows[known]].sum())
+        lo, hi = shortest_set(latent_class.count_pmf(draws.right[:, population_rows[~known]]))
+        n = len(population_rows)
+        out[model] = ((base + lo) / n, (base + hi) / n)
+    return out
+
+
+def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str]) -> list[dict[str, Any]]:
+    """Every interval's tally per share over ``repeats`` seeded label draws."""
+    tallies = {(name, share): Tally() for share in shares for name in names}
+    for s, share in enumerate(shares):
+        for r in range(repeats):
+            rng = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
+            kept = keep_labels(pop.labels, share, rng)
+            _add_posteriors(pop, kept, seed, share, names, tallies)
+            if "latent" in names or "latent-class" in names:
+                for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
+                    for model, (lo, hi) in by_model.items():
+                        t = tallies[(name, share)]
+                        t.covered += lo <= pop.truth[model] <= hi
+                        t.intervals += 1
+                        t.half_widths.append((hi - lo) / 2)
+    return [tallies[(name, share)].row(name, share) for share in shares for name in names]
+
+
+def _add_posteriors(pop: Population, kept: pd.DataFrame, seed: int, share: float, names: list[str],
+                    tallies: dict[tuple[str, float], Tally]) -> None:
+    """The published and v1 intervals (one scoring), and the hierarchical one, of one repeat."""
+    if "published" in names or "v1" in names:
+        v1 = _calibrated(pop, kept, "v1", seed)
+        if "v1" in names:
+            t = tallies[("v1", share)]
+            t.covered += int(v1["posterior_covered"].astype(bool).sum())
+            t.intervals += len(v1)
+            t.half_widths += v1["posterior_half_width"].tolist()
+        if "published" in names:
+            t = tallies[("published", share)]
+            if v1["score"].isna().any():
+                t.failed += 1
+            else:
+                t.covered += int(v1["covered"].astype(bool).sum())
+                t.intervals += len(v1)
+                t.half_widths += v1["half_width"].tolist()
+    if "hierarchical" in names:
+        h = _calibrated(pop, kept, "hierarchical", seed)
+        t = tallies[("hierarchical", share)]
+        t.covered += int(h["posterior_covered"].astype(bool).sum())
+        t.intervals += len(h)
+        t.half_widths += h["posterior_half_width"].tolist()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    shares = [float(s) for s in args.shares.split(",")]
+    names = [n.strip() for n in args.intervals.split(",")]
+    unknown = sorted(set(names) - set(INTERVALS))
+    if unknown:
+        raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS)})")
+    pop = population(args.file, args.split, args.min_labels)
+    print(f"{args.file}: {len(pop.truth)} models with >= {args.min_labels} labels "
+          f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
+          f"{args.repeats} repeats, seed {args.seed}")
+    load0, t0 = os.getloadavg()[0], time.perf_counter()
+    rows = measure(pop, shares, args.repeats, args.seed, names)
+    seconds = time.perf_counter() - t0
+    print("| interval | share | coverage % | se | mean half-width (points) | intervals | failed repeats |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['interval']} | {r['share']:g} | {100 * r['coverage']:.1f} | {100 * r['coverage_se']:.1f} | "
+              f"{r['half_width']:.2f} | {r['intervals']} | {r['failed_repeats']} |")
+    print(f"\n{seconds:.1f} s wall; load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
+          f"({os.cpu_count()} cores)")
+    if args.json:
+        write_json(args.json, {"default": CalibrationParams().posterior, "rows": [
+            {k: r[k] for k in ("interval", "share", "coverage", "coverage_se", "half_width", "intervals")}
+            for r in rows]})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""The ``latent`` posterior's per-bin prior (docs/method.md §6): the latent-class model's predictions,
+averaged per model and jury-score bin, as the start of each bin's rate; how much that start is worth
+chosen by the data, as the hierarchical prior does.
+
+Why not the latent-class model's own count: its judges are conditionally independent given the class
+(or nearly), so a rare disagreement pattern looks decisive, and on real judges, which err together on
+hard riddles, a hidden row of a pattern no label shows is then predicted with 99.98% confidence and
+missed (measured: 90% coverage at share 1/8 on the vendored LLM file). Averaged over a bin and worth
+at most ``b_v + 1`` labels (``b_v`` the bin's labelled rows of other providers), the start keeps what
+the model knows where labels confirm it (the extreme bins: rates of 0.0002 and 0.9998 worth up to 64
+labels, where v1's pool rate is worth 4) and stays honest where they are few (the middle bins).
+
+For model m and bin v: ``eta_mv = logit(mean of predicted[i] over m's rows i in v)``, the
+prediction of each row without its own label (:attr:`sideways.scoring.latent_class.Draws.predicted`);
+then :func:`sideways.scoring.hierarchy.spread_weights` weighs the (kappa, sigma) grid by every
+model's own labels and :func:`sideways.scoring.hierarchy.prior_counts` gives the interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from sideways.scoring import latent_class
+from sideways.scoring.hierarchy import EDGE, Prior, spread_weights
+from sideways.scoring.ppi import FloatArray
+
+Bin = tuple[int, int]
+
+
+def latent_priors(
+    models: Sequence[str], bins: Sequence[Bin], predicted: FloatArray, labels: Sequence[bool | None],
+    providers: Mapping[str, str],
+) -> dict[str, Prior]:
+    """model -> its :class:`~sideways.scoring.hierarchy.Prior` from per-row ``models``, ``bins``,
+    ``predicted`` (P(right) without the row's label) and ``labels`` (True/False, None when unlabelled)."""
+    names = sorted(set(models))
+    all_bins = sorted(set(bins), key=lambda b: b[0] / b[1])
+    mi = {m: i for i, m in enumerate(names)}
+    bi = {b: j for j, b in enumerate(all_bins)}
+    shape = (len(names), len(all_bins))
+    hist, mass, pos, size = (np.zeros(shape) for _ in range(4))
+    for m, b, p, lab in zip(models, bins, predicted, labels, strict=True):
+        cell = (mi[m], bi[b])
+        hist[cell] += 1
+        mass[cell] += p
+        if lab is not None:
+            size[cell] += 1
+            pos[cell] += bool(lab)
+    mean = np.clip(mass / np.maximum(hist, 1), EDGE, 1 - EDGE)
+    eta = np.log(mean / (1 - mean))
+    prov = np.array([providers[m] for m in names])
+    pool_rows = np.stack([size[prov != prov[i]].sum(axis=0) for i in range(len(names))]) if names else size
+    spread = tuple(spread_weights(eta, pool_rows, pos, size))
+    return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
+                     {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread)
+            for i, m in enumerate(names)}
+
+
+def stream(split: str, field: str) -> str:
+    """The sampler's stream for a split and field: the calibrate stage and the paired draws use the same."""
+    return f"{split}\x1f{field}"
+
+
+def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
+                seed: int, stream: str) -> pd.DataFrame:
+    """(riddle_id, model, predicted) of every row with a verdict: P(right) by the latent-class model fitted
+    without the labels of the row's provider's models (one fit per provider, each seeded by ``seed``,
+    ``stream`` and the provider), so that a model's own labels are counted once, in its bins' update,
+    and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6)."""
+    providers = jury.drop_duplicates("model").set_index("model")["provider"]
+    label_provider = annotations["model"].map(providers) if len(annotations) else pd.Series(dtype=object)
+    parts = []
+    for provider in sorted(set(providers)):
+        held = annotations[label_provider != provider] if len(annotations) else annotations
+        rows = latent_class.table_evidence(jury, judgments, held)
+        draws = latent_class.sample(rows.evidence, field, seed=seed, stream=f"{stream}\x1f{provider}")
+        mine = (rows.keys["model"].map(providers) == provider).to_numpy()
+        parts.append(rows.keys[mine].assign(predicted=draws.predicted[mine]))
+    out: pd.DataFrame = pd.concat(parts, ignore_index=True)
+    return out
+
+
+def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.DataFrame, field: str,
+                  ) -> dict[str, Prior]:
+    """model -> its latent prior from each row's held-out prediction (:func:`predictions`), binned by the
+    field's jury score, weighed by the labels of ``annotations``."""
+    cols = ["riddle_id", "model", "provider", f"{field}_votes", f"{field}_judges"]
+    frame = predicted.merge(jury[cols], on=["riddle_id", "model"])
+    frame = frame[frame[f"{field}_judges"] > 0]
+    label = f"human_{field}"
+    if label in annotations.columns and len(annotations):
+        frame = frame.merge(annotations[["riddle_id", "model", label]], on=["riddle_id", "model"], how="left")
+        labels = [None if pd.isna(v) else bool(v) for v in frame[label]]
+    else:
+        labels = [None] * len(frame)
+    votes, judges = frame[f"{field}_votes"].to_numpy(), frame[f"{field}_judges"].to_numpy()
+    g = np.gcd(votes, judges)
+    bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
+    providers = dict(zip(frame["model"], frame["provider"], strict=True))
+    return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers)
+
+
+def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
+                 seed: int, stream: str) -> dict[str, Prior]:
+    """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a
+    verdict (seeded by ``seed`` and ``stream``, e.g. the split and field), its held-out predictions binned
+    by the field's jury score (docs/method.md §6)."""
+    pred = predictions(jury, judgments, annotations, field, seed=seed, stream=stream)
+    return binned_priors(jury, annotations, pred, field)

@@ -1,0 +1,140 @@
+"""sideways.scoring.latent_class and latent_prior: the latent posterior (docs/method.md §6)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sideways.core.errors import CalibrationError
+from sideways.scoring import latent_class as lc
+from sideways.scoring.calibration import score_models
+from sideways.scoring.jury import jury_table
+
+
+def test_lgamma_matches_math():
+    x = np.array([1e-6, 0.01, 0.5, 1.0, 2.5, 7.0, 40.0, 1e4])
+    assert lc.lgamma(x) == pytest.approx([math.lgamma(v) for v in x], rel=1e-10, abs=1e-10)
+
+
+def test_count_pmf_is_the_poisson_binomial_averaged_over_draws():
+    right = np.array([[0.1, 0.5, 0.9], [0.3, 0.3, 0.0]])
+    want = np.zeros(4)
+    for p in right:
+        for bits in itertools.product((0, 1), repeat=3):
+            want[sum(bits)] += 0.5 * math.prod(q if b else 1 - q for q, b in zip(p, bits, strict=True))
+    assert lc.count_pmf(right) == pytest.approx(want)
+    assert lc.count_pmf(np.zeros((3, 0))) == pytest.approx([1.0])
+
+
+def _world(seed: int, n_riddles: int = 60, skills=(0.3, 0.8), together: float = 0.0):
+    """Predictions, judgments (three judges, errors shared on 'hard' riddles with probability together),
+    the truth and every label."""
+    rng = np.random.default_rng(seed)
+    preds, judgs, labels = [], [], []
+    models = [(f"m{i}", prov, s) for i, (prov, s) in enumerate(zip(("openai", "gemini"), skills, strict=True))]
+    for m, prov, skill in models:
+        for r in range(n_riddles):
+            rid = f"r{r:03d}"
+            a = bool(rng.random() < skill)
+            j = a and bool(rng.random() < 0.9)
+            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                           "human_justification_correct": j, "human_both_correct": a and j, "annotator": "t"})
+            hard = rng.random() < together
+            for k in ("j1", "j2", "j3"):
+                flip = hard or rng.random() < 0.1
+                judgs.append({"riddle_id": rid, "model": m, "judge": k, "judge_provider": "mistral", "status": "ok",
+                              "is_answer_correct": a != flip, "is_justification_correct": j != flip,
+                              "both_correct": (a != flip) and (j != flip)})
+    predictions, judgments, annotations = pd.DataFrame(preds), pd.DataFrame(judgs), pd.DataFrame(labels)
+    jury = jury_table(judgments, predictions, {m: ["j1", "j2", "j3"] for m, _, _ in models})
+    return jury, judgments, annotations
+
+
+def test_table_evidence_codes_every_verdict_pair_and_label():
+    jury, judgments, annotations = _world(0, n_riddles=5)
+    rows = lc.table_evidence(jury, judgments, annotations.iloc[:3])
+    assert len(rows.keys) == 10 and rows.models == ("m0", "m1")
+    assert (rows.evidence.label[:3] >= 0).all() and (rows.evidence.label[3:] == -1).all()
+    codes = rows.evidence.pattern_codes[rows.evidence.pattern]
+    assert ((codes >= 0) & (codes < lc.CODES)).all()
+
+
+def test_sampling_is_seeded_by_seed_and_stream():
+    jury, judgments, annotations = _world(1)
+    ev = lc.table_evidence(jury, judgments, annotations.sample(frac=0.2, random_state=0)).evidence
+    a = lc.sample(ev, "both_correct", seed=3, stream="llm", burn_in=5, draws=10)
+    b = lc.sample(ev, "both_correct", seed=3, stream="llm", burn_in=5, draws=10)
+    c = lc.sample(ev, "both_correct", seed=3, stream="vlm", burn_in=5, draws=10)
+    assert a.right.tobytes() == b.right.tobytes() and a.right.tobytes() != c.right.tobytes()
+
+
+def test_a_strong_model_is_told_from_a_weak_one_by_its_verdicts():
+    jury, judgments, annotations = _world(2, n_riddles=120)
+    kept = annotations.groupby("model").head(10)
+    rows = lc.table_evidence(jury, judgments, kept)
+    draws = lc.sample(rows.evidence, "both_correct", seed=0, stream="t")
+    truth = annotations.groupby("model")["human_both_correct"].mean()
+    for i, m in enumerate(rows.models):
+        mine = rows.evidence.model == i
+        assert draws.right[:, mine].mean(axis=0).sum() / mine.sum() == pytest.approx(truth[m], abs=0.06)
+
+
+def _scores(posterior: str, jury, judgments, labels, truth):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the published interval's empty bins
+        return score_models(jury, labels, field="both_correct", method="exact", bootstrap=0, seed=0,
+                            posterior=posterior, judgments=judgments, stream="llm", truth=truth).set_index("model")
+
+
+def test_the_latent_posterior_needs_the_judgments():
+    jury, _, annotations = _world(3, n_riddles=10)
+    with pytest.raises(CalibrationError, match="judgments"):
+        score_models(jury, annotations, field="both_correct", method="exact", bootstrap=0, seed=0, posterior="latent")
+
+
+def test_every_label_gives_the_truth_and_few_labels_a_narrower_honest_interval():
+    jury, judgments, annotations = _world(4, n_riddles=120)
+    truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+    full = _scores("latent", jury, judgments, annotations, truth)
+    assert (full["posterior_half_width"] == 0).all()
+    assert full["posterior_score"].to_dict() == pytest.approx(truth)
+    few = annotations.groupby("model").head(15)
+    latent, v1 = _scores("latent", jury, judgments, few, truth), _scores("v1", jury, judgments, few, truth)
+    assert latent["posterior_covered"].all()
+    assert (latent["posterior_half_width"] < v1["posterior_half_width"]).all()
+
+
+def test_judges_who_err_together_still_give_an_honest_narrower_interval():
+    """Judges who all flip together on 5% of riddles (the latent-class model alone assumes they never do):
+    the interval holds the truth, narrower than v1's."""
+    covered, widths = [], []
+    for seed in range(4):
+        jury, judgments, annotations = _world(10 + seed, n_riddles=80, together=0.05)
+        truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+        few = annotations.groupby("model").head(20)
+        latent, v1 = _scores("latent", jury, judgments, few, truth), _scores("v1", jury, judgments, few, truth)
+        covered += latent["posterior_covered"].tolist()
+        widths.append(latent["posterior_half_width"].mean() / v1["posterior_half_width"].mean())
+    assert all(covered) and np.mean(widths) < 0.9
+
+
+def test_ranks_tie_groups_and_rank_sets_follow_the_latent_posterior():
+    """The pairwise draws start from the latent posterior's own mean (the leaderboard's score): its priors
+    travel in the scores table, so the rank stage needs no judgments."""
+    from sideways.scoring.pairwise import pairwise
+    from sideways.scoring.ranking import rank_leaderboard
+
+    jury, judgments, annotations = _world(5, n_riddles=60)
+    few = annotations.groupby("model").head(15)
+    ranked = rank_leaderboard(_scores("latent", jury, judgments, few, None).reset_index())
+    out = pairwise(ranked, jury, few, replicates=200)
+    scores = ranked.set_index("model")["posterior_score"]
+    (pair,) = out["pairs"]
+    assert pair["change"] == pytest.approx(100 * (scores[pair["a"]] - scores[pair["b"]]), abs=0.01)
+    assert set(out["rank_sets"]) == {"m0", "m1"}

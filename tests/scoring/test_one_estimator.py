@@ -1,0 +1,100 @@
+"""One estimator behind every number (docs/method.md §5, §6, §8), on the simulated demo in-process:
+the diff's change is B - A of the scores it prints, and ranks, tie groups and rank sets follow the
+interval the leaderboard ranks by, under either ``calibration.interval`` and either posterior."""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import pytest
+
+from helpers import ROOT
+from sideways.annotation.labels import seeded_sample, simulate_labels
+from sideways.config.params import Params, parse_params
+from sideways.scoring.calibration import score_models
+from sideways.scoring.changes import SplitVersion, split_changes
+from sideways.scoring.pairwise import pairwise
+from sideways.scoring.ranking import rank_leaderboard, ranked_columns
+from sideways.sources.demo import load_demo
+from sideways.testing.coverage import simulate_run, slim_riddles
+
+
+@pytest.fixture(scope="module")
+def llm() -> pd.DataFrame:
+    demo = load_demo(ROOT / "data/riddles/demo.jsonl")
+    return slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+
+
+def _params(default_params: dict, edit=None, **calibration) -> Params:
+    data = copy.deepcopy(default_params)
+    data["calibration"].update(calibration)
+    if edit:
+        edit(data)
+    return parse_params(data, source="test")
+
+
+def version(name: str, params: Params, riddles: pd.DataFrame) -> SplitVersion:
+    """One version of the llm split as the pipeline computes it: predictions, jury, labels, scores."""
+    predictions, judgments, jury = simulate_run(params, riddles, params.seed)
+    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, params.seed, "llm"), riddles,
+                             params.seed)
+    cal = params.calibration
+    scores = score_models(jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
+                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=cal.posterior,
+                          judgments=judgments, stream="llm")
+    return SplitVersion(name, jury, labels, scores)
+
+
+def assert_changes_add_up(a: SplitVersion, b: SplitVersion) -> None:
+    rows = split_changes("llm", a, b, seed=0, replicates=400).rows
+    assert len(rows) >= 6
+    for r in rows:
+        assert abs(r["change"] - (r["b"] - r["a"])) <= 0.1 + 1e-9, r
+        assert r["lo"] <= r["change"] + 1e-9 or r["hi"] >= r["change"] - 1e-9
+
+
+CALIBRATIONS = [{"interval": "posterior", "posterior": "v1"}, {"interval": "posterior", "posterior": "hierarchical"},
+                {"interval": "posterior", "posterior": "latent"}, {"interval": "published"}]
+
+
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
+def test_the_readme_experiment_and_a_new_model_change_scores_by_what_the_diff_says(default_params, llm, calibration):
+    base = version("A", _params(default_params, **calibration), llm)
+    stronger = _params(default_params, lambda d: d["models"]["atlas-mini"].update(skill=0.9), **calibration)
+    assert_changes_add_up(base, version("B", stronger, llm))
+    added = _params(default_params, lambda d: d["models"].update(
+        {"nova-mid": {"backend": "sim", "provider": "mistral", "name": "nova-mid", "n_hints": 0, "skill": 0.7}}),
+        **calibration)
+    assert_changes_add_up(base, version("B", added, llm))
+
+
+@pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
+def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, calibration):
+    """Equal ranks share a tie group; two models apart are ranked apart, the better one above; a pair's
+    change is the difference of the two ranked scores; every model's rank set holds at least one rank."""
+    v = version("A", _params(default_params, **calibration), llm)
+    assert v.scores is not None
+    ranked = rank_leaderboard(v.scores)
+    got = pairwise(ranked, v.jury, v.annotations, replicates=1000)
+    score_col, _ = ranked_columns(ranked)
+    rank = dict(zip(ranked["model"], ranked["rank"], strict=True))
+    score = dict(zip(ranked["model"], ranked[score_col], strict=True))
+    groups = {m: set(g) for m, g in got["tie_groups"].items()}
+    for p in got["pairs"]:
+        assert abs(p["change"] - (score[p["a"]] - score[p["b"]])) <= 0.1 + 1e-9, p
+        if rank[p["a"]] == rank[p["b"]]:
+            assert groups[p["a"]] & groups[p["b"]], p
+        if p["apart"]:
+            assert rank[p["a"]] < rank[p["b"]] and not groups[p["a"]] & groups[p["b"]], p
+    assert set(got["rank_sets"]) == set(rank)
+    for best, worst in got["rank_sets"].values():
+        assert 1 <= best <= worst <= len(rank)
+
+
+def test_a_prior_kept_in_the_scores_table_comes_back_bit_for_bit():
+    from sideways.scoring.hierarchy import Prior, prior_from_json, prior_json
+
+    prior = Prior({(0, 1): -3.1234567890123, (2, 3): 0.1 + 0.2}, {(0, 1): 12, (2, 3): 0},
+                  ((4.0, 0.3, 0.25), (64.0, 0.0, 0.75)))
+    assert prior_from_json(prior_json(prior)) == prior and prior_json(None) is None

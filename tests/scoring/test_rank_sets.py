@@ -1,0 +1,53 @@
+"""Rank sets from joint draws (sideways.scoring.rank_sets) and benchmarks/rank_coverage.py on a tiny run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+
+from helpers import ROOT
+from sideways.scoring.rank_sets import draw_ranks, rank_sets
+
+
+def _draws(centres: dict[str, float], sd: float, n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {m: np.concatenate([[c], c + sd * rng.standard_normal(n)]) for m, c in centres.items()}
+
+
+def test_competition_ranks_share_the_best_rank_on_a_tie():
+    assert draw_ranks(np.array([[0.5, 0.7, 0.5, 0.1]])).tolist() == [[2, 1, 2, 4]]
+
+
+def test_far_apart_models_get_single_ranks_and_close_ones_share_theirs():
+    far = rank_sets(_draws({"a": 0.9, "b": 0.5, "c": 0.1}, 0.01))
+    assert far == {"a": (1, 1), "b": (2, 2), "c": (3, 3)}
+    close = rank_sets(_draws({"a": 0.52, "b": 0.5, "c": 0.1}, 0.05))
+    assert close["a"] == close["b"] == (1, 2) and close["c"] == (3, 3)
+
+
+def test_the_sets_hold_every_drawn_rank_at_once_in_at_least_95_percent_of_draws():
+    draws = _draws({f"m{i}": 0.3 + 0.04 * i for i in range(8)}, 0.05, seed=3)
+    sets = rank_sets(draws)
+    ranks = draw_ranks(np.stack([draws[m][1:] for m in sorted(draws)], axis=1))
+    lo = np.array([sets[m][0] for m in sorted(draws)])
+    hi = np.array([sets[m][1] for m in sorted(draws)])
+    joint = np.mean(np.all((ranks >= lo) & (ranks <= hi), axis=1))
+    assert 0.95 <= joint < 0.99  # stated coverage, and not everything
+    assert int(np.sum(hi - lo)) < 8 * 7  # narrower than "any rank"
+
+
+def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("rank_coverage", ROOT / "benchmarks" / "rank_coverage.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "ranks.json"
+    assert script.main(["--seeds", "2", "--models", "3", "--replicates", "200", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "llm  rank set    every true rank inside:" in printed and "vlm  rank spread" in printed
+    data = json.loads(out.read_text())
+    assert set(data["results"]) == {"llm", "vlm"}
+    for split in data["results"].values():
+        assert 0 <= split["rank set"]["joint"] <= 1 and 1 <= split["rank set"]["mean_size"] <= 3

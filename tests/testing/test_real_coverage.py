@@ -1,0 +1,75 @@
+"""benchmarks/real_coverage.py: every interval's coverage on a layton-eval calibration file of any shape."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import real_coverage
+
+JUDGES = ("mistral-large-2512", "claude-opus-4-5", "gpt-5.1", "gemini-3-pro-preview", "gpt-4o-mini")
+
+
+def _write_file(path, *, text: bool, judges=JUDGES, riddles: int = 40) -> None:
+    """A layton-eval-ppi file: 4 models of 4 providers, a panel without the model's own provider, half labelled."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for provider, model, skill in (("openai", "o-big", 0.8), ("gemini", "g-mid", 0.6), ("anthropic", "a-low", 0.4),
+                                   ("together", "t-mid", 0.7)):
+        for r in range(riddles):
+            a = bool(rng.random() < skill)
+            j = a and bool(rng.random() < 0.9)
+            row = {"riddle_id": f"{r:03d}-1", "provider": provider, "model": model, "n_hints": 0}
+            if text:
+                row |= {"answer": "an answer", "justification": "because"}
+            for judge in judges:
+                own = judge.startswith({"openai": "gpt-", "gemini": "gemini-", "anthropic": "claude-"}.get(provider, "~"))
+                flip = rng.random() < 0.1
+                va, vj = (None, None) if own else (a != flip, j != flip)
+                row |= {f"is_answer_correct_{judge}": va, f"is_justification_correct_{judge}": vj,
+                        f"both_correct_{judge}": None if own else (va and vj)}
+            labelled = r % 2 == 0
+            row |= {"human_answer_correct": a if labelled else None,
+                    "human_justification_correct": j if labelled else None,
+                    "human_both_correct": (a and j) if labelled else None}
+            rows.append(row)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("text", [True, False])
+def test_it_runs_on_any_file_of_the_format_and_writes_the_issue_json(tmp_path, capsys, text):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=text)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "2", "--shares", "0.5", "--min-labels", "15",
+                               "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["default"] in {"v1", "hierarchical", "latent"}
+    assert {r["interval"] for r in data["rows"]} == set(real_coverage.INTERVALS)
+    for r in data["rows"]:
+        assert set(r) == {"interval", "share", "coverage", "coverage_se", "half_width", "intervals"}
+        assert r["share"] == 0.5
+        if r["interval"] != "published":  # it may stop on an empty bin
+            assert r["intervals"] == 2 * 4 and 0 <= r["coverage"] <= 1 and r["half_width"] >= 0
+    assert "| latent | 0.5 |" in capsys.readouterr().out
+
+
+def test_the_same_arguments_give_the_same_figures(tmp_path):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"out{k}.json"
+        real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.25", "--min-labels", "15",
+                            "--intervals", "v1,latent", "--json", str(out)])
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+
+
+def test_kept_labels_are_a_share_of_each_models_labels():
+    pop = real_coverage.population(str(real_coverage.DEFAULT_FILE), "llm", 50)
+    kept = real_coverage.keep_labels(pop.labels, 0.125, np.random.default_rng(0))
+    sizes = pop.labels.groupby("model").size()
+    assert (kept.groupby("model").size() == (sizes * 0.125).round().clip(lower=1).astype(int)).all()
+    assert len(pop.truth) == 7  # the vendored LLM file: 7 models with 50 labels or more
