@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sideways.artifacts.schema import FIELDS, SPLITS, Field
 from sideways.config import checks
 from sideways.config.backends import (
@@ -51,6 +49,7 @@ from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
 from sideways.core.errors import ParamsError
 from sideways.core.textfile import read_text
+from sideways.core.yamltext import load_yaml
 
 L3SCORE_THRESHOLD = 0.5  # an l3score judge says "correct" when its score is at least this
 # An l3score judge reads only the first token's top-5 log-probabilities: one output token is
@@ -189,13 +188,7 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``."""
     path = Path(path)
     text = read_text(path, "params file", ParamsError)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ParamsError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
-    except RecursionError as exc:
-        raise ParamsError(f"{path}: nested too deep to read") from exc
-    return parse_params(data, source=str(path))
+    return parse_params(load_yaml(text, str(path), ParamsError), source=str(path))
 
 
 def parse_params(data: Any, source: str = "params.yaml") -> Params:
