@@ -22,7 +22,7 @@ from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -62,7 +62,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
         predictions = exam_predictions(items, model, ctx, exam.key)
         check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
-                    predictions["request_hash"])
+                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
                     exam_files("exam_predict", exam.key, model.key),
@@ -88,7 +88,8 @@ def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunCon
         tables = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
                            for j in exam_panel(params, exam, model)])
         grades = pd.concat(tables, ignore_index=True).sort_values(["item_id", "judge"])
-        return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
+        return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"],
+                    answered_keys(grades, "judge", senders(exam_panel(params, exam, model))))
 
     provider = ",".join(sorted({j.provider for j in exam_panel(params, exam, model)})) or model.provider
     return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", exam.key, model.key),

@@ -24,7 +24,7 @@ from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -72,7 +72,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
         check_failure_share(predictions, params.requests.max_failure_share, name,
                             replay=model.capabilities.replays)
         return Work(predictions.sort_values("riddle_id"), PREDICTIONS, cost_totals({name: predictions}, by="model"),
-                    predictions["request_hash"])
+                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
                     predict_inputs(params, model, split, code), cache, work)
@@ -97,7 +97,8 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
         verdicts = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
                              for j in params.jury.panel(model.provider)])
         table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
-        return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"])
+        return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"],
+                    answered_keys(table, "judge", senders(params.jury.panel(model.provider))))
 
     provider = ",".join(sorted({j.provider for j in params.jury.panel(model.provider)}))
     return paid_job("judge", name, provider, job_files("judge", split, model.key),
