@@ -197,3 +197,19 @@ def test_records_on_a_really_full_disk_are_whole_or_absent_and_the_journal_keeps
     recover(cache)
     journalled = [k for k in records if cache.get(k) is not None]
     assert journalled and all(cache.path(k).read_bytes() == records[k] for k in journalled)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EFBIG, errno.EDQUOT])
+def test_a_stage_without_room_says_so_in_one_line(capsys, code):
+    from sideways.core import stage
+
+    def main():
+        raise OSError(code, os.strerror(code), "data/answers/predict/llm/m.jsonl")
+
+    with pytest.raises(SystemExit) as exit_:
+        stage.run(main)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"error: data/answers/predict/llm/m.jsonl: {os.strerror(code)}: ")
+    with pytest.raises(PermissionError):  # any other OSError is not about room: a traceback, as before
+        stage.run(lambda: (_ for _ in ()).throw(PermissionError(errno.EACCES, "no")))
