@@ -28,22 +28,19 @@ def orphans(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Pat
             (paths.judgments(split, "x").parent, ".parquet"),
             (paths.answers("predict", split, "x").parent, ".jsonl"),
             (paths.answers("judge", split, "x").parent, ".jsonl"),
+            (paths.cost("predict", split, "x").parent, ".json"),
+            (paths.cost("judge", split, "x").parent, ".json"),
         ]
         for folder, suffix in folders:
             found += [f for f in (root / folder).glob(f"*{suffix}") if f.stem not in models]
-        for stage in ("predict", "judge"):
-            found += _costs(stage, {(m, split) for m in models}, root, split)
     exams = {b: models for b, models in keep.items() if b not in set(splits)}
-    return sorted(found + _exam_orphans(exams, root))
+    return sorted(found + _exam_orphans(exams, root) + _old_costs(root))
 
 
-def _costs(stage: str, pairs: set[tuple[str, str]], root: Path, split: str | None = None) -> list[Path]:
-    """Cost files of ``stage`` (``<model>-<benchmark>.json``) not of a (model, benchmark) in ``pairs``;
-    with ``split``, only those of that split."""
-    folder = root / paths.cost(stage, "x", "x").parent
-    wanted = {paths.cost(stage, b, m).name for m, b in pairs}
-    pattern = f"*-{split}.json" if split else "*.json"
-    return [f for f in folder.glob(pattern) if f.name not in wanted]
+def _old_costs(root: Path) -> list[Path]:
+    """Cost files of the layout before a folder per benchmark (``<stage>/<model>-<benchmark>.json``)."""
+    stages = ("predict", "judge", *paths.EXAM_JOB_STAGE)
+    return [f for stage in stages for f in (root / paths.cost(stage, "x", "x").parent.parent).glob("*.json")]
 
 
 def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
@@ -52,10 +49,9 @@ def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
     found: list[Path] = []
     tables = [paths.exam_predictions("x", "x").parent.parent, paths.exam_grades("x", "x").parent.parent]
     answers = [paths.answers(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
-    for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers)]:
+    costs = [paths.cost(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
+    for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers),
+                           *((c, ".json") for c in costs)]:
         found += [f for f in (root / folder).glob(f"*/*{suffix}")
                   if f.parent.name not in taken or f.stem not in taken[f.parent.name]]
-    pairs = {(m, exam) for exam, models in taken.items() for m in models}
-    for kind in paths.EXAM_JOB_STAGE:
-        found += _costs(kind, pairs, root)
     return found

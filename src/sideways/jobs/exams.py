@@ -1,4 +1,4 @@
-"""The exams' jobs: ``exam_predict@<model>-<exam>`` and ``exam_judge@<model>-<exam>``, one model on one exam.
+"""The exams' jobs: ``exam_predict@<model>+<exam>`` and ``exam_judge@<model>+<exam>``, one model on one exam.
 
 They run inside the riddles' paid DVC stages (``predict`` and ``judge``), in the same fan-out as
 the riddles' jobs, so a repro waits two rounds of batches, not four (docs/design.md, "Every batch
@@ -41,12 +41,12 @@ def exam_files(kind: str, exam: str, model: str) -> JobFiles:
 
 
 def exam_predict_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_predict@<model>-<exam>."""
+    """The fingerprint of exam_predict@<model>+<exam>."""
     return digest("exam_predict", as_fingerprinted(model), params.seed, file_digest(paths.exam_items(exam.key)), code)
 
 
 def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_judge@<model>-<exam>: also the judges, the strategy and the answers graded."""
+    """The fingerprint of exam_judge@<model>+<exam>: also the judges, the strategy and the answers graded."""
     return digest("exam_judge", as_fingerprinted(model), params.seed, params.jury.pool, exam.strategy, exam.judges,
                   file_digest(paths.exam_items(exam.key)), file_digest(paths.exam_predictions(exam.key, model.key)),
                   code)
@@ -54,7 +54,7 @@ def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: st
 
 def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                      code: str) -> PaidJob:
-    """exam_predict@<model>-<exam>: the model answers every question of the exam."""
+    """exam_predict@<model>+<exam>: the model answers every question of the exam."""
     name = job_name("exam_predict", model.key, exam.key)
 
     def work() -> Work:
@@ -71,7 +71,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                    code: str) -> PaidJob:
-    """exam_judge@<model>-<exam>: the model's short answers graded against the rubric."""
+    """exam_judge@<model>+<exam>: the model's short answers graded against the rubric."""
     name = job_name("exam_judge", model.key, exam.key)
 
     def work() -> Work:
@@ -106,4 +106,4 @@ def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, c
 def exam_folders(kind: str) -> list[Path]:
     """The folders the exam's jobs of ``kind`` own (outs of the DVC stage they run in)."""
     files = exam_files(kind, "x", "x")
-    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent]
+    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent.parent]

@@ -1,6 +1,6 @@
 """The jobs of the ``predict`` and ``judge`` stages: one model on one split each.
 
-A job is named as the per-model stage used to be (``predict@<model>-<split>``); its inputs
+A job is named as the per-model stage used to be (``predict@<model>+<split>``); its inputs
 fingerprint (:mod:`sideways.artifacts.fingerprint`) covers the model's params entry (and the
 jury, for judge), the seed, the split table, the predictions it grades, the content of the files
 its replay model or judges read, and the stage's code and prompt templates, so an unchanged job
@@ -39,13 +39,13 @@ def job_files(stage: str, split: str, model: str) -> JobFiles:
 
 
 def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of predict@<model>-<split> (a replay model's file's content included)."""
+    """The fingerprint of predict@<model>+<split> (a replay model's file's content included)."""
     return digest("predict", as_fingerprinted(model), params.seed, file_digest(paths.split_table(split)), code,
                   *replay_digests([model]))
 
 
 def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of judge@<model>-<split>: also the jury, the predictions it grades and the
+    """The fingerprint of judge@<model>+<split>: also the jury, the predictions it grades and the
     files its replay judges read."""
     return digest("judge", as_fingerprinted(model), params.jury, params.seed, file_digest(paths.split_table(split)),
                   file_digest(paths.predictions(split, model.key)), code,
@@ -62,7 +62,7 @@ def replay_digests(specs: Sequence[ModelSpec | JudgeSpec]) -> list[str]:
 
 def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
                 code: str) -> PaidJob:
-    """predict@<model>-<split>: the model answers every riddle of the split."""
+    """predict@<model>+<split>: the model answers every riddle of the split."""
     name = job_name("predict", model.key, split)
 
     def work() -> Work:
@@ -80,7 +80,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
               code: str) -> PaidJob:
-    """judge@<model>-<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
+    """judge@<model>+<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
     name = job_name("judge", model.key, split)
 
     def work() -> Work:
@@ -114,4 +114,4 @@ def riddle_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache,
 def folders(stage: str, splits: tuple[str, ...]) -> list[Path]:
     """The folders a coarse stage owns (its DVC outs): its tables, answers and costs."""
     tables = paths.DATA / ("predictions" if stage == "predict" else "judgments")
-    return [tables, paths.DATA / "answers" / stage, paths.cost(stage, splits[0], "x").parent]
+    return [tables, paths.DATA / "answers" / stage, paths.cost(stage, splits[0], "x").parent.parent]
