@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_two_runs import TARGET, paid_twice, workspace
 
 from helpers.harness import BIN, env, run
 from helpers.model_project import KEY
 from sideways.testing.openai_server import Behaviour, FakeServer
-from test_two_runs import TARGET, paid_twice, workspace
 
 pytestmark = pytest.mark.slow
 

@@ -409,8 +409,8 @@ def _check_case(models: tuple[ModelSpec, ...], source: str) -> None:
     for m in models:
         other = seen.setdefault(m.key.casefold(), m.key)
         if other != m.key:
-            raise ParamsError(f"{source}: models.{m.key}: differs from models.{other} only by case; their files would be "
-                              "one file on macOS and Windows (rename one)")
+            raise ParamsError(f"{source}: models.{m.key}: differs from models.{other} only by case; their files "
+                              "would be one file on macOS and Windows (rename one)")
 
 
 def _check_key(key: Any, where: str) -> None:
