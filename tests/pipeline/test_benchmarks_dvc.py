@@ -77,7 +77,7 @@ def test_two_exams_beside_the_riddles_and_one_exams_idk_moves_only_its_figures(t
     edit_params(repo, lambda p: p["exams"]["demo"].update(idk=False))
     proc = run(repo, "dvc", "repro")
     ran = jobs_ran(proc)  # its answers changed, so its grading jobs run too
-    assert {f"exam_predict@{m}+demo" for m in MODELS} <= ran and all(j.endswith("-demo") for j in ran), ran
+    assert {f"exam_predict@{m}+demo" for m in MODELS} <= ran and all(j.endswith("+demo") for j in ran), ran
     assert not executed(proc) & {"annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
     diff = json.loads(run(repo, "dvc", "metrics", "diff", "--json").stdout)
     moved = {key for entries in diff.values() for key, d in entries.items() if d.get("diff")}
