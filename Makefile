@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml scripts/find_python.sh
 
 env: $(STAMP)
 
-# Our own schema first: a typo or a dotted model key is named in one line, before DVC reads
-# params.yaml (DVC would pass a typo silently, or fail with "Parameters ... are missing").
+# Our own schema first: a typo, a dotted model key or a key written twice is named in one line,
+# before DVC reads params.yaml (DVC would pass a typo silently, or fail with "Parameters ... are missing").
 check-params: $(STAMP)
 	$(BIN)/sideways check
 

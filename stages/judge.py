@@ -1,7 +1,7 @@
 """judge: each model's panel (docs/method.md §2) grades its predictions, and its exam answers.
 
 One DVC stage over every model (docs/design.md, "Coarse stages"): one job per model and split
-(judge@<model>-<split>) and one per model for the exam's short answers (exam_judge@<model>: the
+(judge@<model>+<split>) and one per model for the exam's short answers (exam_judge@<model>: the
 first exam.judges of jury.pool of another provider, with the exam.strategy prompt; multiple
 choice needs no judge), all in flight at once (docs/design.md, "Every batch in flight"). Like
 predict, an unchanged job is reused and a job that runs restores its previous answers first.

@@ -1,7 +1,7 @@
 """predict: every model answers every riddle of every split, and every exam question.
 
 One DVC stage over every model (docs/design.md, "Coarse stages"): one job per model and split
-(predict@<model>-<split>) and one per model for the exam (exam_predict@<model>), all in flight at
+(predict@<model>+<split>) and one per model for the exam (exam_predict@<model>), all in flight at
 once, so the exam's answers wait in the same round of batches as the riddles' (docs/design.md,
 "Every batch in flight"). A job whose inputs did not change reuses its previous files byte for
 byte; a job that runs first restores the answers its previous results carried, so nothing already

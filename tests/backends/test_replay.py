@@ -65,3 +65,33 @@ def test_replayed_verdicts_in_both_layouts(tmp_path):
     judge = JudgeSpec("j1", "replay", "other", "judge-1", ReplayOptions(path=str(tmp_path / "v.parquet")))
     with pytest.raises(ReplayError, match="R001"):
         ReplayJudge().judge(riddles, preds, judge, context(tmp_path))
+
+
+def test_one_rule_for_replayed_answers_and_verdicts(tmp_path):
+    """Replayed values are read as the fields of a live reply: an answer that is not text (an object,
+    true) was stored as its Python repr; verdicts 0 and 1 as JSON numbers were parse errors while
+    "0", "1" and "no" were accepted."""
+    riddles = make_riddles(6)
+    answers = [{"nested": [1, 2]}, True, 42, "  seven ", None, [1]]
+    rows = [{"riddle_id": f"R00{i}", "answer": a, "justification": {"why": i}} for i, a in enumerate(answers)]
+    (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    df = ReplayPredictor().predict(riddles, spec(tmp_path / "p.jsonl"), context(tmp_path))
+    assert df["status"].tolist() == ["parse_error", "parse_error", "ok", "ok", "parse_error", "parse_error"]
+    assert df["answer"].tolist()[2:4] == ["42", "seven"] and df["answer"].isna().tolist() == [True, True, False,
+                                                                                            False, True, True]
+    assert df.loc[2, "justification"] == '{"why": 2}'
+    assert df.loc[0, "error"] == "replayed answer is not text or a number (a JSON object)"
+    assert df.loc[1, "error"] == "replayed answer is not text or a number (a JSON boolean)"
+    assert df.loc[4, "error"] == "replayed row has no answer"
+    assert "{'nested'" not in " ".join(df["raw"])  # JSON text, never a Python repr
+
+    preds = pd.DataFrame({"riddle_id": [f"R00{i}" for i in range(6)], "model": ["m1"] * 6, "status": ["ok"] * 6})
+    values = [(1, 0), ("1", "0"), (True, "no"), (0.0, 1.0), (2, 1), ("maybe", True)]
+    lines = [{"riddle_id": f"R00{i}", "model": "m1", "is_answer_correct": a, "is_justification_correct": j}
+             for i, (a, j) in enumerate(values)]
+    (tmp_path / "v.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
+    judge = JudgeSpec("j1", "replay", "other", "judge-1", ReplayOptions(path=str(tmp_path / "v.jsonl")))
+    out = ReplayJudge().judge(riddles, preds, judge, context(tmp_path))
+    assert out["status"].tolist() == ["ok"] * 4 + ["parse_error"] * 2
+    assert out["is_answer_correct"].tolist()[:4] == [True, True, True, False]
+    assert out["is_justification_correct"].tolist()[:4] == [False, False, False, True]

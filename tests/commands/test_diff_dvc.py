@@ -167,3 +167,50 @@ def test_the_demo_leaderboards_show_tie_groups_that_agree_with_the_pairwise_inte
     assert "| ties |" in shown
 
 
+def test_damaged_tables_and_odd_revisions_are_one_line_each(project):
+    """The readers of `sideways diff` (and `report --compare`) trust nothing they read: a key of
+    metrics/exams.json is an exam key before it names a file, a malformed or odd exams.json, a
+    garbage Parquet file and a revision naming a blob are one line each, naming revision and file."""
+    def diff(*args: str) -> subprocess.CompletedProcess:
+        return run(project, "sideways", "diff", *args, "--json", "--replicates", "50", check=False)
+
+    exams = project / "metrics/exams.json"
+    good = exams.read_text()
+    for text, line in (('{"../../../../x": {"m": {}}}', "metrics/exams.json at workspace: '../../../../x' is not an exam key"),
+                       ("{not json", "metrics/exams.json at workspace: not valid JSON"),
+                       ('{"demo": 3}', "metrics/exams.json at workspace: exam demo: expected an object of models' metrics"),
+                       ("[1, 2]", "metrics/exams.json at workspace: expected an object of exams, got a JSON list")):
+        exams.write_text(text)
+        proc = diff()
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert any(p.startswith(f"exam: not compared: {line}") for p in json.loads(proc.stdout)["not_compared"]), \
+            json.loads(proc.stdout)["not_compared"]
+    exams.write_text(good)
+    jury = project / "data/jury/llm.parquet"
+    jury.unlink()  # it may be a link into DVC's cache: never write through it
+    jury.write_bytes(b"PAR1 not really a parquet file PAR1")
+    proc = diff()
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert [p for p in json.loads(proc.stdout)["not_compared"] if p.startswith("llm: ")] == [
+        "llm: not compared: data/jury/llm.parquet at workspace: not a readable Parquet table (ArrowInvalid: "
+        + p.split("(ArrowInvalid: ", 1)[1] for p in json.loads(proc.stdout)["not_compared"] if "ArrowInvalid" in p]
+    for rev in ("HEAD:params.yaml", "HEAD^{tree}"):
+        proc = diff(rev)
+        assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert f"revision {rev!r}: names a file or a folder" in proc.stderr
+
+
+def test_without_a_default_remote_the_revision_s_own_remote_is_not_used_and_that_is_said(project, tmp_path):
+    """The workspace chooses where a revision's data comes from: with no default remote, DVC's cache
+    only (the remote HEAD's own .dvc/config names is not used), and each missing file says so."""
+    run(project, "dvc", "remote", "add", "-d", "store", str(tmp_path / "remote"))
+    commit(project, "a remote")
+    run(project, "dvc", "push")
+    run(project, "dvc", "remote", "default", "--unset")
+    shutil.rmtree(project / ".dvc/cache")
+    out = diff_json(project, "HEAD", "--replicates", "50")
+    assert out["rows"] == [] and "llm: not compared: data/jury/llm.parquet at HEAD: its data is not in DVC's cache " \
+        "and the workspace has no default remote (the one HEAD's own .dvc/config names is not used): " \
+        "`dvc remote default NAME`, then `dvc fetch --rev HEAD`" in out["not_compared"]
+    run(project, "dvc", "remote", "default", "store")
+    assert diff_json(project, "HEAD", "--replicates", "50")["not_compared"] == []  # the workspace's choice: read

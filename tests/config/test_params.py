@@ -283,3 +283,29 @@ def test_the_posterior_interval_ranks_by_default_and_the_published_one_is_a_key_
     assert parse_params(default_params).calibration.interval == "posterior"
     published = parse_params(set_key(default_params, ("calibration", "interval"), "published"))
     assert published.calibration.interval == "published"
+
+
+@pytest.mark.parametrize("where", ["models", "jury.pool"])
+def test_a_key_twice_in_one_mapping_is_refused_in_one_line(tmp_path, where):
+    """PyYAML kept the last of two equal keys (one model silently dropped, `sideways check` ok),
+    then DVC refused the file in six lines. `sideways check` (make repro's first step) refuses it."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    lines = (ROOT / "params.yaml").read_text().splitlines(keepends=True)
+    if where == "models":
+        at = next(i for i, line in enumerate(lines) if line.startswith("  tide-open:"))
+    else:
+        at = next(i for i, line in enumerate(lines) if line.startswith("    ") and ": {backend:" in line
+                  and i > next(j for j, x in enumerate(lines) if x.strip() == "pool:"))
+    lines.insert(at + 1, lines[at])
+    path = tmp_path / "params.yaml"
+    path.write_text("".join(lines))
+    proc = subprocess.run([sys.executable, "-m", "sideways.cli", "check", "--params", str(path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    key = lines[at].split(":")[0].strip()
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"sideways check: error: {path}:{at + 2}: key {key!r} appears twice in one mapping "
+                           "(YAML would keep only the last one, and DVC refuses the file)\n")

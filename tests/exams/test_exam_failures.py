@@ -38,7 +38,7 @@ def test_an_unreachable_batch_provider_fails_an_exam_job_with_the_summary(tmp_pa
             run_jobs([job.job])
     message = str(failed.value)
     assert "KeyError" not in message
-    assert "exam_predict@b1-demo: 3 of 3 items failed" in message and "by status {'api_error': 3}" in message
+    assert "exam_predict@b1+demo: 3 of 3 items failed" in message and "by status {'api_error': 3}" in message
     assert "first failures: m0: api_error: " in message and "| m1: api_error: " in message
 
 

@@ -55,3 +55,16 @@ def test_a_rubric_must_be_a_list_of_criteria_and_ids_unique():
         parse_exam(exam_data([short("q2", "Why?", rubric="all of it")]), "x.json")  # type: ignore[arg-type]
     with pytest.raises(SchemaError, match="question 'q1': field 'id' appears more than once"):
         parse_exam(exam_data([mcq("q1", "A?"), mcq("q1", "B?")]), "x.json")
+
+
+@pytest.mark.parametrize("points", ["Infinity", "-Infinity", "NaN", "1e999"])
+def test_points_must_be_finite(tmp_path, points):
+    """JSON's Infinity and NaN parse as floats; infinite points made every exam_score NaN and
+    metrics/exams.json not JSON. Refused at the exam file, naming the question."""
+    text = json.dumps(exam_data([mcq("q1", "Which?"), short("q2", "Why?", points=3)])).replace(
+        '"points": 3', f'"points": {points}', 1)
+    assert f'"points": {points}' in text
+    path = tmp_path / "exam.json"
+    path.write_text(text)
+    with pytest.raises(SchemaError, match=rf"^{path}: question 'q2': field 'points' must be a positive number, got "):
+        load_exam(path)

@@ -42,9 +42,9 @@ def test_no_exam_judge_job_on_an_exam_of_multiple_choice_only(params):
         write_table(answers, EXAM_PREDICTIONS, paths.exam_predictions("mixed", m.key))
     judged = {j.job.name for j in exam_jobs("exam_judge", params, ctx, cache, "code")}
     models = [m.key for m in params.models]
-    assert judged == {f"exam_judge@{m}-mixed" for m in models}
+    assert judged == {f"exam_judge@{m}+mixed" for m in models}
     answered = {j.job.name for j in exam_jobs("exam_predict", params, ctx, cache, "code")}
-    assert answered == {f"exam_predict@{m}-{e}" for m in models for e in ("quiz", "mixed")}
+    assert answered == {f"exam_predict@{m}+{e}" for m in models for e in ("quiz", "mixed")}
 
 
 def test_the_dry_run_plans_no_judge_call_on_it(params):

@@ -36,7 +36,7 @@ def test_planned_exam_calls_are_the_calls_sent(server, tmp_path, monkeypatch):
     write_table(table, EXAM_ITEMS, paths.exam_items(EXAM))
 
     before = plan_exam(p, p.exams[EXAM], model, ctx)
-    assert [x.stage_name for x in before] == ["exam_predict@local-demo", "exam_judge@local-demo", "exam_judge@local-demo"]
+    assert [x.stage_name for x in before] == ["exam_predict@local+demo", "exam_judge@local+demo", "exam_judge@local+demo"]
     assert [len(x.calls) for x in before] == [3, 1, 1] and not before[1].exact  # reference answers stand in
 
     predictions = exam_predictions(table, model, ctx)

@@ -70,9 +70,9 @@ def test_a_rerun_reuses_every_job_and_a_changed_model_reruns_only_its_jobs(tmp_p
     assert files(repo) == before
     edit(repo, lambda p: p["models"]["nimbus-pro"].update(skill=0.2))
     changed = stage(repo, "predict")
-    assert jobs_ran(changed) == {"predict@nimbus-pro-llm", "predict@nimbus-pro-vlm", "exam_predict@nimbus-pro-demo"}
+    assert jobs_ran(changed) == {"predict@nimbus-pro+llm", "predict@nimbus-pro+vlm", "exam_predict@nimbus-pro+demo"}
     judged = stage(repo, "judge")  # only the judgments of the predictions that changed
-    assert jobs_ran(judged) == {"judge@nimbus-pro-llm", "judge@nimbus-pro-vlm", "exam_judge@nimbus-pro-demo"}
+    assert jobs_ran(judged) == {"judge@nimbus-pro+llm", "judge@nimbus-pro+vlm", "exam_judge@nimbus-pro+demo"}
     after = files(repo)
     assert {k: v for k, v in after.items() if "nimbus-pro" not in k} == {
         k: v for k, v in before.items() if "nimbus-pro" not in k}

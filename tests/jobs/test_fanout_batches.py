@@ -50,7 +50,7 @@ def predict_job(key: str, provider: str, tmp: Path) -> Job[pd.DataFrame]:
         check_failure_share(df, 0.05, f"predict {key} on llm")
         return df
 
-    return Job(f"predict@{key}-llm", provider, run)
+    return Job(f"predict@{key}+llm", provider, run)
 
 
 @contextmanager
@@ -68,9 +68,9 @@ def test_a_failed_provider_fails_only_its_job_and_a_rerun_submits_only_its_reque
         with pytest.raises(JobsFailed) as failed:
             run_jobs(jobs)
         first = {p: list(s.fake.log) for p, s in servers.items()}
-        assert set(failed.value.failures) == {"predict@groq-m-llm"}
+        assert set(failed.value.failures) == {"predict@groq-m+llm"}
         message = str(failed.value)
-        assert "1 of 4 job(s) failed" in message and "predict@groq-m-llm: predict groq-m on llm: 4 of 4 items failed" \
+        assert "1 of 4 job(s) failed" in message and "predict@groq-m+llm: predict groq-m on llm: 4 of 4 items failed" \
             in message and "by status {'api_error': 4}" in message
 
         # every batch was in flight at once: each was created before any completed, over three providers
@@ -155,14 +155,14 @@ def test_status_shows_a_run_in_flight_and_its_batches(tmp_path):
     header = lines[1].split()
     assert header == ["JOB", "PROVIDER", "MODEL", "REQUESTS", "CACHED", "SENT", "ANSWERED", "FAILED", "RUNNING"]
     rows = {line.split()[0]: line.split() for line in lines[2:6]}
-    assert set(rows) == {f"predict@{key}-llm" for key, _ in MODELS}
-    assert rows["predict@groq-m-llm"][1:8] == ["groq", "groq-m-model", str(N), "0", str(N), "0", "0"]
+    assert set(rows) == {f"predict@{key}+llm" for key, _ in MODELS}
+    assert rows["predict@groq-m+llm"][1:8] == ["groq", "groq-m-model", str(N), "0", str(N), "0", "0"]
     assert "Batches not collected yet (4)" in out and "the provider is not asked now" in out
     assert out.index("Batches not collected") > out.index("Running jobs")
     batch_rows = [line.split() for line in lines if line.strip().startswith(("openai ", "doubleword ", "groq "))
                   and "batch_" in line]
     assert {(r[0], r[2], r[4], r[-1]) for r in batch_rows} == {
-        (p, f"{key}-model", servers[p].fake.dialect.running, f"predict@{key}-llm") for key, p in MODELS}
+        (p, f"{key}-model", servers[p].fake.dialect.running, f"predict@{key}+llm") for key, p in MODELS}
     # killed: no run is live, but the provider still holds the batches, and status says so
     assert "Running jobs" not in after and "Batches not collected yet (4)" in after and "No run is live" in after
 

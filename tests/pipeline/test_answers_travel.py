@@ -22,7 +22,7 @@ from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
-TARGET = "judge"  # the coarse stage; its jobs here are judge@local-m-llm and exam_judge@local-m-demo
+TARGET = "judge"  # the coarse stage; its jobs here are judge@local-m+llm and exam_judge@local-m+demo
 OUTPUTS = ("data/predictions/llm/local-m.parquet", "data/judgments/llm/local-m.parquet",
            "data/answers/predict/llm/local-m.jsonl", "data/answers/judge/llm/local-m.jsonl",
            # the exam's jobs ride in predict and judge (docs/design.md, "Every batch in flight")
@@ -91,7 +91,7 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         proc = as_machine(b, home_b, "dvc", "repro", TARGET)
         assert {"predict", TARGET} <= executed(proc)
         # the code is in every job's fingerprint: the jobs ran, answered from the pulled answers
-        assert {"predict@local-m-llm", "judge@local-m-llm", "exam_predict@local-m-demo", "exam_judge@local-m-demo"} <= jobs_ran(proc)
+        assert {"predict@local-m+llm", "judge@local-m+llm", "exam_predict@local-m+demo", "exam_judge@local-m+demo"} <= jobs_ran(proc)
         assert server.fake.requests == paid, "machine B paid again"
         for name in OUTPUTS:
             if name.endswith(".parquet"):  # same rows; the metadata's inputs fingerprint names the new code
@@ -109,7 +109,7 @@ def test_a_clone_that_pulled_pays_nothing_after_a_code_change(tmp_path):
         assert dry[("judge", "judge-a")][3] == riddles and dry[("judge", "judge-b")][3] == riddles
         proc = as_machine(b, home_b, "dvc", "repro", TARGET)
         assert executed(proc) == {TARGET}
-        assert jobs_ran(proc) == {"judge@local-m-llm"}  # the riddles' judge prompt: no exam job runs
+        assert jobs_ran(proc) == {"judge@local-m+llm"}  # the riddles' judge prompt: no exam job runs
         assert server.fake.requests == paid + 2 * riddles
     assert not any(KEY.encode() in p.read_bytes() for p in (b / "data").rglob("*") if p.is_file())
     assert os.environ.get("LOCAL_LLM_KEY") != KEY

@@ -42,8 +42,8 @@ def test_a_text_only_model_gets_no_image_and_adding_a_benchmark_runs_only_its_jo
                 "base_url": server.base_url, "takes": ["llm"]}
         repo = new_repo(tmp_path / "repo", lambda p: small(p) or p["models"].update(qwen=qwen))
         proc = run(repo, "dvc", "repro")
-        assert {"predict@qwen-llm", "judge@qwen-llm"} <= jobs_ran(proc)
-        assert not any(j.startswith(("predict@qwen-vlm", "exam_predict@qwen")) for j in jobs_ran(proc))
+        assert {"predict@qwen+llm", "judge@qwen+llm"} <= jobs_ran(proc)
+        assert not any(j.startswith(("predict@qwen+vlm", "exam_predict@qwen")) for j in jobs_ran(proc))
         sent = list(server.fake.bodies)
         assert sent and not any("image_url" in json.dumps(b) for b in sent)  # the server's own log
         assert "qwen" in leaderboard(repo, "llm") and "qwen" not in leaderboard(repo, "vlm")
@@ -52,7 +52,7 @@ def test_a_text_only_model_gets_no_image_and_adding_a_benchmark_runs_only_its_jo
 
         edit_params(repo, lambda p: p["models"]["qwen"].update(takes=["llm", "demo"]))
         proc = run(repo, "dvc", "repro")
-        assert jobs_ran(proc) == {"exam_predict@qwen-demo", "exam_judge@qwen-demo"}
+        assert jobs_ran(proc) == {"exam_predict@qwen+demo", "exam_judge@qwen+demo"}
         new = server.fake.bodies[len(sent):]
         assert len(new) == 33 and not any("image_url" in json.dumps(b) for b in new)  # the exam's questions only
         assert "qwen" in json.loads((repo / "metrics/exams.json").read_text())["demo"]
@@ -68,8 +68,8 @@ def test_two_exams_beside_the_riddles_and_one_exams_idk_moves_only_its_figures(t
     write_gpqa_csv(repo / "data/exams/gpqa", n=10)
     new_repo(repo, two_exams)
     proc = run(repo, "dvc", "repro")
-    assert {f"exam_predict@{m}-{e}" for m in MODELS for e in ("demo", "gpqa")} <= jobs_ran(proc)
-    assert not [j for j in jobs_ran(proc) if j.startswith("exam_judge@") and j.endswith("-gpqa")]  # nothing to grade
+    assert {f"exam_predict@{m}+{e}" for m in MODELS for e in ("demo", "gpqa")} <= jobs_ran(proc)
+    assert not [j for j in jobs_ran(proc) if j.startswith("exam_judge@") and j.endswith("+gpqa")]  # nothing to grade
     assert not list((repo / "data/exam/grades").glob("gpqa/*.parquet"))
     exams = json.loads((repo / "metrics/exams.json").read_text())
     assert set(exams) == {"demo", "gpqa"} and set(exams["gpqa"]) == set(MODELS)
@@ -79,7 +79,7 @@ def test_two_exams_beside_the_riddles_and_one_exams_idk_moves_only_its_figures(t
     edit_params(repo, lambda p: p["exams"]["demo"].update(idk=False))
     proc = run(repo, "dvc", "repro")
     ran = jobs_ran(proc)  # its answers changed, so its grading jobs run too
-    assert {f"exam_predict@{m}-demo" for m in MODELS} <= ran and all(j.endswith("-demo") for j in ran), ran
+    assert {f"exam_predict@{m}+demo" for m in MODELS} <= ran and all(j.endswith("+demo") for j in ran), ran
     assert not executed(proc) & {"annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
     diff = json.loads(run(repo, "dvc", "metrics", "diff", "--json").stdout)
     moved = {key for entries in diff.values() for key, d in entries.items() if d.get("diff")}

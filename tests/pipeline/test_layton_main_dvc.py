@@ -56,4 +56,4 @@ def test_main_pipeline_rebuilds_the_published_table(tmp_path):
     assert {"predict", "judge"} <= harness.executed(proc)
     assert harness.jobs_reused(proc, "predict") == 9
     judged = {k for k, m in params["models"].items() if m["provider"] != "mistral" and m["provider"] != "together"}
-    assert harness.jobs_ran(proc) == {f"judge@{k}-llm" for k in judged}
+    assert harness.jobs_ran(proc) == {f"judge@{k}+llm" for k in judged}

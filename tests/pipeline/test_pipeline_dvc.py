@@ -32,8 +32,8 @@ def baseline(tmp_path_factory) -> Path:
     proc = run(repo, "dvc", "repro")
     assert {"predict", "judge"} <= executed(proc)
     assert not {"exam_predict", "exam_judge"} & executed(proc)  # the exam's jobs ride in predict and judge
-    assert {f"predict@{m}-llm" for m in SMALL_MODELS} | {f"exam_predict@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
-    assert {f"judge@{m}-llm" for m in SMALL_MODELS} | {f"exam_judge@{m}-demo" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"predict@{m}+llm" for m in SMALL_MODELS} | {f"exam_predict@{m}+demo" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"judge@{m}+llm" for m in SMALL_MODELS} | {f"exam_judge@{m}+demo" for m in SMALL_MODELS} <= jobs_ran(proc)
     commit(repo, "reproduced")
     return repo
 
@@ -63,7 +63,7 @@ def test_dvc_metrics_and_plots_show_only_what_a_user_reads(project):
     shown = {path for rev in metrics.values() for path in rev["data"] if not path.startswith("reproductions/")}
     assert shown == {"metrics/curation.json", "metrics/leaderboard_llm.json", "metrics/headline_llm.json",
                      "metrics/exams.json"}  # + layton-eval's
-    assert (project / "metrics/cost/predict/atlas-large-llm.json").exists()
+    assert (project / "metrics/cost/predict/llm/atlas-large.json").exists()
     plots = json.loads(run(project, "dvc", "plots", "show", "--json").stdout)["data"]
     assert list(plots) == ["score with 95% interval", "human-positive rate per jury-score bin"]
     assert (project / "report/index.html").exists() and (project / "report/data/report.js").exists()
@@ -120,8 +120,8 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
         "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
         "exam_score", "report",
     }
-    assert jobs_ran(proc) == {"predict@quill-max-llm", "judge@quill-max-llm", "exam_predict@quill-max-demo",
-                              "exam_judge@quill-max-demo"}
+    assert jobs_ran(proc) == {"predict@quill-max+llm", "judge@quill-max+llm", "exam_predict@quill-max+demo",
+                              "exam_judge@quill-max+demo"}
     # predict and judge each reuse the 3 riddle jobs and the 3 exam jobs of the other models
     assert [jobs_reused(proc, s) for s in ("predict", "judge")] == [6, 6]
     files_after = _job_files(project)
@@ -143,7 +143,7 @@ def test_judge_prompt_change_reruns_judges_not_predictions(project):
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
     # the prompt is in every riddle judge job's fingerprint, not in the exam's: those are reused
-    assert jobs_ran(proc) == {f"judge@{m}-llm" for m in SMALL_MODELS}
+    assert jobs_ran(proc) == {f"judge@{m}+llm" for m in SMALL_MODELS}
     assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
 
 
@@ -156,7 +156,7 @@ def test_exam_strategy_change_reruns_the_exam_grading_jobs_only(project):
     edit_params(project, lambda p: p["exams"]["demo"].update(strategy="baseline"))
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
-    assert jobs_ran(proc) == {f"exam_judge@{m}-demo" for m in SMALL_MODELS}
+    assert jobs_ran(proc) == {f"exam_judge@{m}+demo" for m in SMALL_MODELS}
     assert jobs_reused(proc, "judge") == len(SMALL_MODELS)
     assert {f: f.read_bytes() for f in riddles} == riddles
     assert all(f.read_bytes() != data for f, data in grades.items())
@@ -166,7 +166,7 @@ def test_jury_pool_change_reruns_judges_not_predictions(project):
     edit_params(project, lambda p: p["jury"]["pool"]["judge-mistral"].update(sensitivity=0.7))
     proc = run(project, "dvc", "repro")
     assert "judge" in executed(proc) and "predict" not in executed(proc)
-    assert {f"judge@{m}-llm" for m in SMALL_MODELS} <= jobs_ran(proc)
+    assert {f"judge@{m}+llm" for m in SMALL_MODELS} <= jobs_ran(proc)
 
 
 def test_changing_the_panel_size_reruns_judges_and_changes_the_jury(project):

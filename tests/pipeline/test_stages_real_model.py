@@ -91,9 +91,9 @@ def test_predict_and_judge_with_faults_a_kill_and_no_leak(tmp_path):
     assert max(judge_counts.values()) == 1 and len(judge_counts) == 2 * (N - 2)
     assert auths == {f"Bearer {KEY}"}  # the key did reach the server
 
-    cost = json.loads((repo / "metrics/cost/predict/local-m-llm.json").read_text())
+    cost = json.loads((repo / "metrics/cost/predict/llm/local-m.json").read_text())
     assert cost["local-m"]["rows"] == N and cost["local-m"]["cost_usd"] > 0
-    judge_cost = json.loads((repo / "metrics/cost/judge/local-m-llm.json").read_text())
+    judge_cost = json.loads((repo / "metrics/cost/judge/llm/local-m.json").read_text())
     assert set(judge_cost) == {"judge-a", "judge-b"} and judge_cost["judge-b"]["priced"] == 0
 
     leaks = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != ".env" and KEY.encode() in p.read_bytes()]

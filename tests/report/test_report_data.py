@@ -4,6 +4,7 @@ the site's bytes (deterministic, script-safe) and its atomic folder write, the p
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -121,7 +122,45 @@ def test_the_folder_appears_whole_or_the_old_one_stays(tmp_path, monkeypatch):
     assert (target / "index.html").read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["report"]  # no temporary folder left
     write_site({"index.html": b"new"}, target)
-    assert [p.name for p in target.iterdir()] == ["index.html"] and (target / "index.html").read_bytes() == b"new"
+    assert sorted(p.name for p in target.iterdir()) == [".sideways-report", "index.html"]
+    assert (target / "index.html").read_bytes() == b"new"
+
+
+def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path, monkeypatch):
+    """`sideways report --compare HEAD --out data` renamed data/ away and deleted it (labels, exams,
+    overrides): only a folder a report wrote (it holds the marker) is replaced."""
+    from sideways.core.errors import ReportError
+
+    data = tmp_path / "data"
+    (data / "labels").mkdir(parents=True)
+    (data / "labels/llm.jsonl").write_text("a human label\n")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "link").symlink_to(data)
+    monkeypatch.chdir(data / "labels")
+    for target in (data, tmp_path / "file", tmp_path / "link", data / "labels", Path("."), Path("..")):
+        with pytest.raises(ReportError, match="choose another --out"):
+            write_site({"index.html": b"report"}, target)
+    assert (data / "labels/llm.jsonl").read_text() == "a human label\n" and (tmp_path / "file").read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "file", "link"]  # no temporary folder either
+    (data / "labels" / ".sideways-report").write_text("forged")  # holds the cwd: still refused
+    with pytest.raises(ReportError, match="current folder"):
+        write_site({"index.html": b"report"}, Path("."))
+    write_site({"index.html": b"report"}, tmp_path / "site")  # a new folder, then a report folder again
+    write_site({"index.html": b"again"}, tmp_path / "site")
+    assert (tmp_path / "site/index.html").read_bytes() == b"again"
+
+
+def test_the_compare_command_refuses_before_reading_anything(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    (tmp_path / "data/exams").mkdir(parents=True)
+    (tmp_path / "data/exams/demo.json").write_text("{}")
+    for out, why in (("data", "is not a report folder"), ("report", "is the report stage's output")):
+        proc = subprocess.run([sys.executable, "-m", "sideways.cli", "report", "--compare", "HEAD", "--out", out],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert proc.returncode == 2 and why in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert (tmp_path / "data/exams/demo.json").read_text() == "{}"
 
 
 def test_git_state_names_the_last_commit_of_result_paths_and_dirtiness(tmp_path):

@@ -32,7 +32,7 @@ from helpers import ROOT
 from sideways.core.errors import SidewaysError
 
 EXAMPLES = {"params": 1000, "labels_jsonl": 1000, "labels_parquet": 1000, "exam": 1000, "answers": 1200,
-            "replay": 1000, "riddles": 1000, "api": 2000}
+            "replay": 1000, "replay_values": 1000, "params_keys": 1000, "riddles": 1000, "api": 2000}
 COUNTS: dict[str, int] = {}
 
 
@@ -274,6 +274,113 @@ def test_replay(work: Path) -> None:
             return df
 
         expect("replay", read, str(path))
+
+    run()
+
+
+# -- replay values: one rule for answers and verdicts --------------------------------------------
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-(10**40), 10**40),
+              st.floats(allow_nan=False, allow_infinity=False), TEXT,
+              st.sampled_from(["0", "1", "yes", " No ", "CORRECT", "incorrect", "true", "False", ""])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(TEXT, inner, max_size=3)), max_leaves=6)
+WORDS = {"true": True, "yes": True, "correct": True, "1": True, "false": False, "no": False, "incorrect": False,
+         "0": False}
+
+
+def expected_answer(value: Any) -> str | None:
+    """The rule: text (stripped, not empty) or a number (its decimal text); anything else is no answer."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def expected_verdict(value: Any) -> bool | None:
+    """The rule: a boolean, the number 0 or 1, or one of the words (any case, spaces around)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return value == 1
+    if isinstance(value, str):
+        return WORDS.get(value.strip().lower())
+    return None
+
+
+def test_replay_values(work: Path) -> None:
+    from helpers.request_layer import context, make_riddles
+    from sideways.backends.replay import ReplayJudge, ReplayPredictor
+    from sideways.config.options import ReplayOptions
+    from sideways.config.params import JudgeSpec, ModelSpec
+
+    riddles = make_riddles(1)
+    rid = str(riddles["riddle_id"][0])
+    path = work / "values.jsonl"
+    model = ModelSpec("m", "replay", "acme", "acme-1", 0, ReplayOptions(path=str(path)))
+    judge = JudgeSpec("j", "replay", "other", "judge-1", ReplayOptions(path=str(path)))
+    predictions = pd.DataFrame({"riddle_id": [rid], "model": ["m"], "status": ["ok"]})
+    ctx = context(work)
+
+    @fuzz("replay_values")
+    @given(JSON_VALUES, JSON_VALUES, JSON_VALUES, JSON_VALUES)
+    def run(answer: Any, justification: Any, a: Any, j: Any) -> None:
+        COUNTS["replay_values"] = COUNTS.get("replay_values", 0) + 1
+        path.write_bytes(jsonl([{"riddle_id": rid, "model": "m", "answer": answer, "justification": justification,
+                                 "is_answer_correct": a, "is_justification_correct": j}]))
+        row = ReplayPredictor().predict(riddles, model, ctx).iloc[0]
+        want = expected_answer(answer)
+        assert (row["status"] == "ok") == (want is not None), (answer, row["status"])
+        assert row["answer"] == want or (want is None and row["answer"] is None), (answer, row["answer"])
+        if want is not None and justification is not None and not isinstance(justification, str):
+            assert row["justification"] == json.dumps(justification, ensure_ascii=False)  # JSON, never a repr
+        verdict = ReplayJudge().judge(riddles, predictions, judge, ctx).iloc[0]
+        va, vj = expected_verdict(a), expected_verdict(j)
+        ok = va is not None and vj is not None
+        assert (verdict["status"] == "ok") == ok, (a, j, verdict["status"])
+        if ok:
+            assert (verdict["is_answer_correct"], verdict["is_justification_correct"]) == (va, vj)
+
+    run()
+
+
+# -- params.yaml with a key twice -------------------------------------------------------------------
+def test_params_keys(work: Path) -> None:
+    """A key written twice in any mapping of params.yaml is refused naming its line and key; the file
+    with the duplicate taken out still loads as before."""
+    from sideways.config.params import load_params
+
+    path = work / "params-twice.yaml"
+    lines = (ROOT / "params.yaml").read_text().splitlines(keepends=True)
+    keyed = [i for i, line in enumerate(lines) if ":" in line and not line.lstrip().startswith(("#", "-"))]
+
+    @fuzz("params_keys")
+    @given(st.sampled_from(keyed), st.integers(0, 3))
+    def run(at: int, later: int) -> None:
+        COUNTS["params_keys"] = COUNTS.get("params_keys", 0) + 1
+        line = lines[at]
+        indent = len(line) - len(line.lstrip())
+        # the same key again, later in the same mapping (after up to `later` siblings and their children)
+        end, siblings = at + 1, 0
+        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")
+                                    or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        while siblings < later and end < len(lines) and len(lines[end]) - len(lines[end].lstrip()) == indent:
+            end += 1
+            while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+                end += 1
+            siblings += 1
+        key = line.split(":")[0].strip()
+        twice = lines[:end] + [" " * indent + f"{key}: 1\n"] + lines[end:]
+        path.write_text("".join(twice))
+        try:
+            load_params(path)
+        except SidewaysError as exc:
+            message = str(exc)
+            assert message == (f"{path}:{end + 1}: key {key!r} appears twice in one mapping "
+                               "(YAML would keep only the last one, and DVC refuses the file)"), message
+        else:
+            raise AssertionError(f"{key} twice (line {end + 1}) was accepted")
 
     run()
 

@@ -215,6 +215,22 @@ def test_load_overrides_file(tmp_path) -> None:
     assert set(load_overrides(tmp_path / "o.yaml")) == {"wiki-101", "088-294"}
 
 
+def test_an_overrides_file_that_cannot_be_read_is_one_line_naming_it(tmp_path) -> None:
+    """Not UTF-8, a folder, a dangling link, broken YAML: one RiddleError line each, no traceback."""
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("wiki-101: {drop: true, reason: caf\xe9}\n".encode("latin-1"))
+    folder = tmp_path / "folder.yaml"
+    folder.mkdir()
+    dangling = tmp_path / "dangling.yaml"
+    dangling.symlink_to(tmp_path / "nowhere")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("wiki-101: {drop: true\n  reason: [\n")
+    for path, why in ((bad, "not UTF-8"), (folder, "is a folder"), (dangling, "not found"), (broken, "not valid YAML")):
+        with pytest.raises(RiddleError) as err:
+            load_overrides(path)
+        assert str(err.value).startswith(f"{path}: ") and why in str(err.value) and "\n" not in str(err.value)
+
+
 def extracted(rid: str, *, engine: bool = False, image: bool = False, review: str | None = None,
               **kw: object) -> dict:
     """A riddle as the extract stage leaves it: with its flags and review mark."""

@@ -29,13 +29,13 @@ def orphans(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Pat
             (paths.judgments(split, "x").parent, ".parquet"),
             (paths.answers("predict", split, "x").parent, ".jsonl"),
             (paths.answers("judge", split, "x").parent, ".jsonl"),
+            (paths.cost("predict", split, "x").parent, ".json"),
+            (paths.cost("judge", split, "x").parent, ".json"),
         ]
         for folder, suffix in folders:
             found += [f for f in (root / folder).glob(f"*{suffix}") if f.stem not in models]
-        for stage in ("predict", "judge"):
-            found += _costs(stage, {(m, split) for m in models}, root, split)
     exams = {b: models for b, models in keep.items() if b not in set(splits)}
-    return sorted(found + _exam_orphans(exams, root))
+    return sorted(found + _exam_orphans(exams, root) + _old_costs(root))
 
 
 class Orphan(NamedTuple):
@@ -47,29 +47,27 @@ class Orphan(NamedTuple):
 
 
 def orphan_jobs(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Path = Path()) -> list[Orphan]:
-    """:func:`orphans`, each with the benchmark and model its job was of (from its path: a table or
-    answers file is ``<benchmark>/<model>``, a cost file ``<model>-<benchmark>.json``)."""
+    """:func:`orphans`, each with the benchmark and model its job was of (from its path:
+    ``<benchmark>/<model>``, or ``<model>-<benchmark>.json`` for a cost file of the old layout)."""
     splits = list(splits)
+    old = set(_old_costs(root))
     found = orphans(taken, splits, root)
-    exams = {p.parent.name for p in found if p.suffix != ".json"} | set(taken)
+    benchmarks = {*splits, *taken, *(p.parent.name for p in found if p not in old)}
     out = []
     for path in found:
-        if path.suffix != ".json":  # a table or an answers file: <benchmark>/<model>
+        if path not in old:
             out.append(Orphan(path, path.parent.name, path.stem))
             continue
-        ends = sorted((b for b in {*splits, *exams} if path.stem.endswith(f"-{b}")), key=len, reverse=True)
+        ends = sorted((b for b in benchmarks if path.stem.endswith(f"-{b}")), key=len, reverse=True)
         benchmark = ends[0] if ends else "?"
         out.append(Orphan(path, benchmark, path.stem.removesuffix(f"-{benchmark}")))
     return out
 
 
-def _costs(stage: str, pairs: set[tuple[str, str]], root: Path, split: str | None = None) -> list[Path]:
-    """Cost files of ``stage`` (``<model>-<benchmark>.json``) not of a (model, benchmark) in ``pairs``;
-    with ``split``, only those of that split."""
-    folder = root / paths.cost(stage, "x", "x").parent
-    wanted = {paths.cost(stage, b, m).name for m, b in pairs}
-    pattern = f"*-{split}.json" if split else "*.json"
-    return [f for f in folder.glob(pattern) if f.name not in wanted]
+def _old_costs(root: Path) -> list[Path]:
+    """Cost files of the layout before a folder per benchmark (``<stage>/<model>-<benchmark>.json``)."""
+    stages = ("predict", "judge", *paths.EXAM_JOB_STAGE)
+    return [f for stage in stages for f in (root / paths.cost(stage, "x", "x").parent.parent).glob("*.json")]
 
 
 def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
@@ -78,10 +76,9 @@ def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
     found: list[Path] = []
     tables = [paths.exam_predictions("x", "x").parent.parent, paths.exam_grades("x", "x").parent.parent]
     answers = [paths.answers(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
-    for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers)]:
+    costs = [paths.cost(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
+    for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers),
+                           *((c, ".json") for c in costs)]:
         found += [f for f in (root / folder).glob(f"*/*{suffix}")
                   if f.parent.name not in taken or f.stem not in taken[f.parent.name]]
-    pairs = {(m, exam) for exam, models in taken.items() for m in models}
-    for kind in paths.EXAM_JOB_STAGE:
-        found += _costs(kind, pairs, root)
     return found

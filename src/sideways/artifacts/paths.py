@@ -65,8 +65,10 @@ EXTRACT_COST = METRICS / "cost" / "extract.json"
 
 def cost(stage: str, split: str, model: str) -> Path:
     """Tokens and USD of one job of a paid coarse stage (``predict``, ``judge``) or of the exam's
-    jobs that ride in them (``exam_predict``, ``exam_judge``): one folder each, a DVC output."""
-    return METRICS / "cost" / stage / f"{model}-{split}.json"
+    jobs that ride in them (``exam_predict``, ``exam_judge``): one folder each, a DVC output, and in
+    it a folder per benchmark, as the answers (``<model>-<split>.json`` let models ``m`` and ``m-x``
+    on exams ``x-y`` and ``y`` share one file)."""
+    return METRICS / "cost" / stage / split / f"{model}.json"
 
 
 def answers(stage: str, split: str, model: str) -> Path:

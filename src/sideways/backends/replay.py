@@ -33,7 +33,7 @@ from sideways.core.errors import ReplayError, SidewaysError
 from sideways.core.jsonl import read_jsonl
 from sideways.llm.cache import canonical_json
 from sideways.llm.extract_requests import ROW_COLUMNS, parse_extraction
-from sideways.llm.parsing import parse_prediction, parse_verdict
+from sideways.llm.parsing import parse_prediction, parse_verdict, prediction_from, verdict_from
 
 
 def read_any(path: Path) -> pd.DataFrame:
@@ -107,6 +107,29 @@ def _str(value: Any) -> str | None:
     return str(value)
 
 
+def plain(value: Any) -> Any:
+    """A replay file's cell as the JSON value it stands for: NumPy scalars and arrays (Parquet) as
+    Python values and lists, a missing value (null, NaN, an absent cell) as None."""
+    if hasattr(value, "tolist"):  # NumPy scalars and arrays alike
+        value = value.tolist()
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def reply_text(value: Any) -> str | None:
+    """A raw reply read from a replay file: text as it is; no value is no reply; any other value
+    (a number, true, an object) as its JSON text, then parsed like a live reply."""
+    value = plain(value)
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 class ReplayPredictor:
     def predict(self, riddles: pd.DataFrame, model: ModelSpec, ctx: RunContext) -> pd.DataFrame:
         path, names = _options(model, f"params.yaml: models.{model.key}")
@@ -135,18 +158,29 @@ class _Reply(TypedDict):
 
 def _raw_reply(src: Mapping[str, Any]) -> _Reply:
     """A layton-eval raw row: its ``answer`` is the model's reply, parsed like a live one."""
-    raw = _str(src.get("answer"))
+    raw = reply_text(src.get("answer"))
     parsed = parse_prediction(raw)
     return {"answer": parsed.answer, "justification": parsed.justification, "raw": raw,
             "status": "ok" if parsed.ok else "parse_error", "error": parsed.error}
 
 
 def _our_reply(src: Mapping[str, Any]) -> _Reply:
-    """A row in our layout: answer and justification as given; no answer is a parse error."""
-    answer = _str(src.get("answer"))
-    return {"answer": answer, "justification": _str(src.get("justification")),
-            "raw": json.dumps({k: _str(v) for k, v in src.items()}, ensure_ascii=False),
-            "status": "ok" if answer else "parse_error", "error": None if answer else "replayed row has no answer"}
+    """A row in our layout, read as the fields of a live reply (:func:`prediction_from`): the answer
+    is text or a number, the justification text (another value: its JSON text); no answer, or one
+    that is not text (true, a list, an object), is a parse error."""
+    row = {k: plain(v) for k, v in src.items()}
+    answer = row.get("answer")
+    parsed = prediction_from({"answer": answer, "justification": row.get("justification")})
+    if parsed.ok:
+        error = None
+    elif answer is None or isinstance(answer, str):
+        error = "replayed row has no answer"
+    else:
+        kind = {bool: "boolean", list: "array", dict: "object"}.get(type(answer), type(answer).__name__)
+        error = f"replayed answer is not text or a number (a JSON {kind})"
+    return {"answer": parsed.answer, "justification": parsed.justification if parsed.ok else None,
+            "raw": json.dumps(row, ensure_ascii=False, default=str),
+            "status": "ok" if parsed.ok else "parse_error", "error": error}
 
 
 class ReplayJudge:
@@ -161,12 +195,13 @@ class ReplayJudge:
             for rid in preds["riddle_id"].astype(str):
                 src = _row(df, rid)
                 text: str | None
-                if "is_answer_correct" in src:
-                    text = json.dumps({k: src.get(k) for k in ("is_answer_correct", "is_justification_correct")},
-                                      default=str)
+                if "is_answer_correct" in src:  # the two values, by the rule of a live verdict
+                    fields = {k: plain(src.get(k)) for k in ("is_answer_correct", "is_justification_correct")}
+                    text = json.dumps(fields, ensure_ascii=False, default=str)
+                    verdict = verdict_from(fields)
                 else:
-                    text = _str(src.get("answer"))
-                verdict = parse_verdict(text)
+                    text = reply_text(src.get("answer"))
+                    verdict = parse_verdict(text)
                 both = bool(verdict.is_answer_correct and verdict.is_justification_correct) if verdict.ok else None
                 rows.append(judgment_row(
                     riddle_id=rid, model=str(model), judge=judge.key, judge_provider=judge.provider,

@@ -1,7 +1,7 @@
 """``sideways cache``: what the request cache holds, and why a request missed it.
 
 ``cache stats``           records, tokens and USD per provider and model
-``cache why -m M -s S``   for each request of predict@M-S (and its judges with ``--judges``):
+``cache why -m M -s S``   for each request of predict@M+S (and its judges with ``--judges``):
                           hit, or miss with the cached request it differs from and how
 ``cache show KEY``        one record (a key prefix is enough), without the response body
 ``cache forget-errors``   drop cached rejections (HTTP 4xx) so the next run asks again
@@ -35,7 +35,7 @@ def register(sub: Subparsers) -> None:
                                         "per provider and model.")
     stats.set_defaults(func=run_stats)
     why = cmds.add_parser("why", help="hit or miss for each request of a stage, and why it missed",
-                          description="For each request predict@MODEL-SPLIT would send (and its judges' with "
+                          description="For each request predict@MODEL+SPLIT would send (and its judges' with "
                                       "--judges): cached, or the nearest cached request and what differs.")
     why.add_argument("-m", "--model", required=True, help="model key in params.yaml")
     why.add_argument("-s", "--split", required=True, help="split of params.yaml (llm or vlm)")

@@ -21,6 +21,7 @@ from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
 from sideways.commands.revisions import WORKSPACE, read_files
+from sideways.config.exam import EXAM_KEY
 from sideways.exams.changes import exam_changes
 from sideways.scoring.changes import Changes, SplitVersion, split_changes
 from sideways.scoring.paired import REPLICATES
@@ -60,18 +61,24 @@ def split_files() -> list[Path]:
     return [f(s) for s in SPLITS for f in (paths.jury, paths.annotations, paths.scores)]
 
 
-def _table(files: dict[Path, bytes | str], path: Path, problems: list[str]) -> pd.DataFrame | None:
-    """A Parquet file of one version as a frame; None, with the reason kept, when it is missing."""
+def _table(files: dict[Path, bytes | str], path: Path, problems: list[str], rev: str) -> pd.DataFrame | None:
+    """A Parquet file of one version as a frame; None, with the reason kept, when it is missing or
+    not a Parquet table (a version's files are data: a damaged one is one line, not a traceback)."""
     data = files[path]
     if isinstance(data, str):
         problems.append(data)
         return None
-    return pd.read_parquet(BytesIO(data))
+    try:
+        return pd.read_parquet(BytesIO(data))
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on a damaged file
+        problems.append(f"{path} at {rev}: not a readable Parquet table ({type(exc).__name__}: "
+                        f"{' '.join(str(exc).split())[:120]})")
+        return None
 
 
 def _version(name: str, files: dict[Path, bytes | str], split: str, problems: list[str]) -> SplitVersion:
     tables = (paths.jury, paths.annotations, paths.scores)
-    jury, annotations, scores = (_table(files, f(split), problems) for f in tables)
+    jury, annotations, scores = (_table(files, f(split), problems, name) for f in tables)
     return SplitVersion(name, jury, annotations, scores)
 
 
@@ -86,20 +93,45 @@ def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]
     (``metrics/exam.json``, ``data/exam/detail.parquet``, keyed ``exam``); and the problems."""
     found = read_files(rev, [NEW_EXAM_METRICS, OLD_EXAM_METRICS])
     new, old = found[NEW_EXAM_METRICS], found[OLD_EXAM_METRICS]
+    problems: list[str] = []
     if isinstance(new, bytes):
-        metrics = json.loads(new)
+        metrics = exam_metrics(new, NEW_EXAM_METRICS, rev, problems)
         details = {k: NEW_EXAM_DIR / f"{k}.parquet" for k in sorted(metrics)}
     elif isinstance(old, bytes):
-        metrics, details = {"exam": json.loads(old)}, {"exam": OLD_EXAM_DETAIL}
+        metrics = exam_metrics(b'{"exam": %b}' % old, OLD_EXAM_METRICS, rev, problems)
+        details = {k: OLD_EXAM_DETAIL for k in metrics}
     else:
         return {}, []
-    files, problems = read_files(rev, details.values()), list[str]()
+    files = read_files(rev, details.values())
     out = {}
     for key, path in details.items():
-        table = _table(files, path, problems)
+        table = _table(files, path, problems, rev)
         if table is not None:
             out[key] = (table, metrics[key])
     return out, problems
+
+
+def exam_metrics(data: bytes, path: Path, rev: str, problems: list[str]) -> dict[str, dict[str, Any]]:
+    """``{exam key: {model: {metric: value}}}`` of one version's exam metrics, keeping only what has that
+    shape; each exam that has not is one problem naming the file and revision. A key must be an exam
+    key (it names ``data/exam/detail/<key>.parquet``: ``../../x`` would read outside the repository)."""
+    try:
+        metrics = json.loads(data)
+    except ValueError as exc:
+        problems.append(f"{path} at {rev}: not valid JSON ({exc}); no exam compared")
+        return {}
+    if not isinstance(metrics, dict):
+        problems.append(f"{path} at {rev}: expected an object of exams, got a JSON {type(metrics).__name__}")
+        return {}
+    out = {}
+    for key, value in metrics.items():
+        if not EXAM_KEY.fullmatch(key):
+            problems.append(f"{path} at {rev}: {key[:60]!r} is not an exam key; not compared")
+        elif not isinstance(value, dict) or not all(isinstance(m, dict) for m in value.values()):
+            problems.append(f"{path} at {rev}: exam {key}: expected an object of models' metrics; not compared")
+        else:
+            out[key] = value
+    return out
 
 
 def compare_exams(a: str, b: str) -> Changes:

@@ -14,21 +14,24 @@ from pathlib import Path
 
 import yaml
 
+from sideways.artifacts import paths
 from sideways.commands import Subparsers, add_params_option
 from sideways.commands.diff import compare
 from sideways.commands.revisions import WORKSPACE
 from sideways.config.params import load_params
+from sideways.core.errors import ReportError
 from sideways.report.build import build_report
 from sideways.report.inputs import input_files, read_exams, read_split
 from sideways.report.provenance import RESULT_PARAMS, files_digest, git_state, params_digest
-from sideways.report.site import site_files, write_site
+from sideways.report.site import check_target, site_files, write_site
 from sideways.scoring.paired import REPLICATES
 
 DESCRIPTION = """\
 Build the report site of the workspace (as the report stage does) with a compare page against
 REV (a git revision or a `dvc exp` name): each model's change with its paired 95% interval and
 verdict, and the riddles that flipped, linked to the explorer. Written to --out (default
-report-compare/), leaving the report stage's report/ alone. REV's tables are read through DVC
+report-compare/), leaving the report stage's report/ alone; an --out that exists must be a report
+folder (it holds .sideways-report), anything else is refused, never replaced. REV's tables are read through DVC
 (`sideways diff`): nothing is recomputed."""
 
 
@@ -42,6 +45,9 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out.resolve() == paths.REPORT.resolve():
+        raise ReportError(f"{args.out}: is the report stage's output (DVC's); choose another --out")
+    check_target(args.out)  # before the comparison, which reads both versions' tables
     params = load_params(args.params)
     changes = compare(args.compare, WORKSPACE, seed=args.seed, replicates=REPLICATES)
     raw = yaml.safe_load(Path(args.params).read_text())

@@ -27,7 +27,13 @@ def resolve(rev: str) -> str:
 
     try:
         with Repo(".") as repo:
-            return str(resolve_rev(repo.scm, rev))
+            sha = str(resolve_rev(repo.scm, rev))
+            try:
+                repo.scm.resolve_commit(sha)
+            except Exception:  # noqa: BLE001 - pygit2 fails on a blob or tree in its own ways (AttributeError)
+                raise SidewaysError(f"revision {rev!r}: names a file or a folder ({sha[:12]}), not a commit "
+                                    "(a git revision or a `dvc exp` name)") from None
+            return sha
     except DvcException as exc:
         raise SidewaysError(f"revision {rev!r}: {exc} (a git revision or a `dvc exp` name)") from None
 
@@ -42,16 +48,19 @@ def read_files(rev: str, files: Iterable[Path]) -> dict[Path, bytes | str]:
     from dvc.repo import Repo
 
     out: dict[Path, bytes | str] = {}
-    with Repo.open(".", rev=sha, subrepos=True, uninitialized=True, config=_workspace_remotes()) as repo:
+    lent = _workspace_remotes()
+    with Repo.open(".", rev=sha, subrepos=True, uninitialized=True, config=lent) as repo:
         fs = DVCFileSystem(repo=repo, subrepos=True)
         for path in files:
-            out[path] = _read(fs, path, rev)
+            out[path] = _read(fs, path, rev, remote=lent is not None)
     return out
 
 
 def _workspace_remotes() -> dict[str, Any] | None:
     """The workspace's remotes and default remote, lent to an older revision that may predate them
-    (DVC would otherwise read each revision's own ``.dvc/config``)."""
+    (DVC would otherwise read each revision's own ``.dvc/config``). None when the workspace has no
+    default remote: DVC then reads the workspace's cache only (``dvc.repo.open_repo`` lends it as
+    ``auto-generated-upstream``), whatever remote the revision's own config names."""
     from dvc.repo import Repo
 
     with Repo(".") as repo:
@@ -62,8 +71,9 @@ def _workspace_remotes() -> dict[str, Any] | None:
     return {"core": {"remote": default}, "remote": remotes}
 
 
-def _read(fs: Any, path: Path, rev: str) -> bytes | str:
-    """One file through DVC's file system, or the one-line reason it cannot be read."""
+def _read(fs: Any, path: Path, rev: str, remote: bool) -> bytes | str:
+    """One file through DVC's file system, or the one-line reason it cannot be read (``remote``: the
+    workspace has a default remote; without one DVC reads the cache only, never REV's own remote)."""
     name = fs.from_os_path(str(path))
     try:
         with fs.open(name, mode="rb") as handle:
@@ -71,6 +81,10 @@ def _read(fs: Any, path: Path, rev: str) -> bytes | str:
     except FileNotFoundError:
         if not fs.exists(name):
             return f"{path}: not in {rev}"
+        if not remote:
+            return (f"{path} at {rev}: its data is not in DVC's cache and the workspace has no default remote "
+                    f"(the one {rev}'s own .dvc/config names is not used): `dvc remote default NAME`, then "
+                    f"`dvc fetch --rev {rev}`")
         return f"{path} at {rev}: its data is in neither DVC's cache nor the default remote (`dvc fetch --rev {rev}`)"
     except Exception as exc:  # noqa: BLE001 - DVC raises many kinds (no cache, no remote, ...): one line each
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

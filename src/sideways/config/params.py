@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sideways.artifacts.schema import FIELDS, SPLITS, Field
 from sideways.config import checks
 from sideways.config.backends import (
@@ -50,6 +48,7 @@ from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
 from sideways.core.errors import ParamsError
 from sideways.core.textfile import read_text
+from sideways.core.yamltext import load_yaml
 
 L3SCORE_THRESHOLD = 0.5  # an l3score judge says "correct" when its score is at least this
 # An l3score judge reads only the first token's top-5 log-probabilities: one output token is
@@ -58,6 +57,7 @@ L3SCORE_MAX_TOKENS, L3SCORE_TEMPERATURE = 1, 0.0
 L3SCORE_GENERATION = {"max_tokens": L3SCORE_MAX_TOKENS, "temperature": L3SCORE_TEMPERATURE}
 EXTRACT_KEY = "extract"  # the extractor's key: its requests, answers file and cost file are named by it
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+MAX_KEY = 100  # a model key names files: <key>.parquet, and .<key>.parquet.<8 random>.tmp while written
 _TOP_KEYS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams", "requests",
              "prices")
 
@@ -190,13 +190,7 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``."""
     path = Path(path)
     text = read_text(path, "params file", ParamsError)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ParamsError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
-    except RecursionError as exc:
-        raise ParamsError(f"{path}: nested too deep to read") from exc
-    return parse_params(data, source=str(path))
+    return parse_params(load_yaml(text, str(path), ParamsError), source=str(path))
 
 
 def parse_params(data: Any, source: str = "params.yaml") -> Params:
@@ -209,6 +203,7 @@ def parse_params(data: Any, source: str = "params.yaml") -> Params:
     models = tuple(_model(k, v, source) for k, v in checks.mapping(data.get("models"), f"{source}: models").items())
     if not models:
         raise ParamsError(f"{source}: models: at least one model is needed")
+    _check_case(models, source)
     jury = _jury(data.get("jury"), source)
     _check_panels(models, jury, source)
     riddles = parse_riddles(data.get("riddles"), source)
@@ -409,6 +404,16 @@ def l3score_refusal(key: str, backend: str) -> str:
             "use backend openai-compatible with a server that honours logprobs and top_logprobs")
 
 
+def _check_case(models: tuple[ModelSpec, ...], source: str) -> None:
+    """Model keys name files: two that differ only by case would be one file on macOS and Windows."""
+    seen: dict[str, str] = {}
+    for m in models:
+        other = seen.setdefault(m.key.casefold(), m.key)
+        if other != m.key:
+            raise ParamsError(f"{source}: models.{m.key}: differs from models.{other} only by case; their files "
+                              "would be one file on macOS and Windows (rename one)")
+
+
 def _check_key(key: Any, where: str) -> None:
     if not isinstance(key, str) or "." in key:
         raise ParamsError(
@@ -417,3 +422,6 @@ def _check_key(key: Any, where: str) -> None:
         )
     if not _KEY.match(key):
         raise ParamsError(f"{where}: key must be a slug of letters, digits, '-' and '_'")
+    if len(key) > MAX_KEY:
+        raise ParamsError(f"{where}: key is {len(key)} characters long, more than {MAX_KEY}: it names files "
+                          "(with their temporary names, they must stay under the 255 bytes a file name may have)")

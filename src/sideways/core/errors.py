@@ -41,3 +41,11 @@ class RequestError(SidewaysError, RuntimeError):
 
 class ReplayError(SidewaysError, ValueError):
     """A replay file is unreadable or lacks riddles the stage needs."""
+
+
+class ReportError(SidewaysError, ValueError):
+    """The report cannot be written where it was asked to be (a folder that is not a report's)."""
+
+
+class AnswersError(SidewaysError, RuntimeError):
+    """An answered request has no readable record in the request cache (its write failed)."""

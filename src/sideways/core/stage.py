@@ -8,6 +8,7 @@ so ``dvc repro`` shows the problem, not a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Callable
 
@@ -23,10 +24,21 @@ def arguments(*names: str) -> argparse.Namespace:
     return parser.parse_args()
 
 
+#: A full disk, a file size limit (``ulimit -f``), a full quota: said in one line, not a traceback.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+
+
 def run(main: Callable[[], None]) -> None:
-    """Run a stage's ``main``, reporting input errors in one line."""
+    """Run a stage's ``main``, reporting input errors (and a disk without room) in one line."""
     try:
         main()
     except SidewaysError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except OSError as exc:
+        if exc.errno not in NO_ROOM:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror}: every file written is whole or absent, the answers received are in "
+              "the request cache or its journal; make room and rerun", file=sys.stderr)
         raise SystemExit(2) from None

@@ -16,6 +16,7 @@ the file, the question and the field.
 from __future__ import annotations
 
 import json
+import math
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +93,7 @@ def _question(q: Any, index: int, source: str) -> Question:
     if kind not in EXAM_KINDS:
         raise SchemaError(f"{where}: field 'type' must be one of {', '.join(EXAM_KINDS)}, got {kind!r}")
     points = q.get("points")
-    if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not math.isfinite(points) or points <= 0:
         raise SchemaError(f"{where}: field 'points' must be a positive number, got {points!r}")
     topic = q.get("topic", "unknown")
     if not isinstance(topic, str) or not topic.strip():

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from sideways.backends.replay import read_any
+from sideways.backends.replay import read_any, reply_text
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec
 from sideways.core.errors import ReplayError
@@ -57,7 +55,7 @@ def texts_from(path: Path, item_ids: list[str], names: list[str], who: str) -> d
     for qid, text in zip(df[id_col].astype(str), df[text_col], strict=True):
         if qid in texts:
             raise ReplayError(f"{path}: question {qid!r} appears more than once for model {who!r}")
-        texts[qid] = "" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text)
+        texts[qid] = reply_text(text) or ""
     missing = [i for i in item_ids if i not in texts]
     if missing:
         raise ReplayError(f"{path}: no reply for {len(missing)} question(s) of model {who!r}: "

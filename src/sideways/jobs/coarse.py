@@ -12,7 +12,7 @@ Nothing is written until every job succeeded.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from sideways.artifacts.schema import TableSchema
+    from sideways.config.params import JudgeSpec, ModelSpec
 
 
 NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
@@ -54,12 +55,26 @@ class Result:
 
 @dataclass(frozen=True)
 class Work:
-    """What a job that ran made: its table, its cost, and the request keys behind its rows."""
+    """What a job that ran made: its table, its cost, the request keys behind its rows, and those
+    of them answered through the request cache (each must have a record: :func:`answered_keys`)."""
 
     table: pd.DataFrame
     schema: TableSchema
     cost: dict[str, Any]
     keys: Iterable[object]
+    answered: Iterable[object] = ()
+
+
+def senders(specs: Iterable[ModelSpec | JudgeSpec]) -> set[str]:
+    """The keys of ``specs`` whose backend sends requests through the request layer."""
+    return {s.key for s in specs if s.capabilities.sends_requests}
+
+
+def answered_keys(table: pd.DataFrame, column: str, senders: Collection[str]) -> list[object]:
+    """The ``request_hash`` of every ok row whose ``column`` (``model`` or ``judge``) is one of
+    ``senders``, the specs whose backend sends requests (its answers are cache records)."""
+    rows = table[(table["status"] == "ok") & table[column].isin(list(senders))]
+    return list(rows["request_hash"])
 
 
 def previous_result(stage: str, files: JobFiles, inputs: str) -> Result | None:
@@ -92,7 +107,7 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
             print(f"{name}: {restored} answers restored from the previous results", file=sys.stderr)
         made = work()
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
-                      answers_bytes(used(made.keys, cache)), json_bytes(made.cost), reused=False)
+                      answers_bytes(used(made.keys, cache, made.answered)), json_bytes(made.cost), reused=False)
 
     return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run))
 

@@ -1,4 +1,4 @@
-"""The exams' jobs: ``exam_predict@<model>-<exam>`` and ``exam_judge@<model>-<exam>``, one model on one exam.
+"""The exams' jobs: ``exam_predict@<model>+<exam>`` and ``exam_judge@<model>+<exam>``, one model on one exam.
 
 They run inside the riddles' paid DVC stages (``predict`` and ``judge``), in the same fan-out as
 the riddles' jobs, so a repro waits two rounds of batches, not four (docs/design.md, "Every batch
@@ -23,7 +23,7 @@ from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.kinds import needs_judges
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -42,12 +42,12 @@ def exam_files(kind: str, exam: str, model: str) -> JobFiles:
 
 
 def exam_predict_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_predict@<model>-<exam>."""
+    """The fingerprint of exam_predict@<model>+<exam>."""
     return digest("exam_predict", as_fingerprinted(model), params.seed, file_digest(paths.exam_items(exam.key)), code)
 
 
 def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_judge@<model>-<exam>: also the judges, the strategy and the answers graded."""
+    """The fingerprint of exam_judge@<model>+<exam>: also the judges, the strategy and the answers graded."""
     return digest("exam_judge", as_fingerprinted(model), params.seed, params.jury.pool, exam.strategy, exam.judges,
                   file_digest(paths.exam_items(exam.key)), file_digest(paths.exam_predictions(exam.key, model.key)),
                   code)
@@ -55,7 +55,7 @@ def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: st
 
 def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                      code: str) -> PaidJob:
-    """exam_predict@<model>-<exam>: the model answers every question of the exam."""
+    """exam_predict@<model>+<exam>: the model answers every question of the exam."""
     name = job_name("exam_predict", model.key, exam.key)
 
     def work() -> Work:
@@ -63,7 +63,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
         predictions = exam_predictions(items, model, ctx, exam.key)
         check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
-                    predictions["request_hash"])
+                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
                     exam_files("exam_predict", exam.key, model.key),
@@ -72,7 +72,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                    code: str) -> PaidJob:
-    """exam_judge@<model>-<exam>: the model's short answers graded against the rubric."""
+    """exam_judge@<model>+<exam>: the model's short answers graded against the rubric."""
     name = job_name("exam_judge", model.key, exam.key)
 
     def work() -> Work:
@@ -89,7 +89,8 @@ def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunCon
         tables = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
                            for j in exam_panel(params, exam, model)])
         grades = pd.concat(tables, ignore_index=True).sort_values(["item_id", "judge"])
-        return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"])
+        return Work(grades, EXAM_GRADES, cost_totals({"judge": grades}, by="judge"), grades["request_hash"],
+                    answered_keys(grades, "judge", senders(exam_panel(params, exam, model))))
 
     provider = ",".join(sorted({j.provider for j in exam_panel(params, exam, model)})) or model.provider
     return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", exam.key, model.key),
@@ -108,4 +109,4 @@ def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, c
 def exam_folders(kind: str) -> list[Path]:
     """The folders the exam's jobs of ``kind`` own (outs of the DVC stage they run in)."""
     files = exam_files(kind, "x", "x")
-    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent]
+    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent.parent]

@@ -43,7 +43,7 @@ T = TypeVar("T")
 class Job(Generic[T]):  # noqa: UP046 - the API issue 19 shares
     """One unit of a coarse stage: what to call, named for messages and grouped by provider."""
 
-    name: str  # "predict@atlas-large-llm": what messages name
+    name: str  # "predict@atlas-large+llm": what messages name
     provider: str  # groups progress and status: the spec's provider/backend
     run: Callable[[], T]
 

@@ -1,6 +1,6 @@
 """The jobs of the ``predict`` and ``judge`` stages: one model on one split each.
 
-A job is named as the per-model stage used to be (``predict@<model>-<split>``); its inputs
+A job is named as the per-model stage used to be (``predict@<model>+<split>``); its inputs
 fingerprint (:mod:`sideways.artifacts.fingerprint`) covers the model's params entry (and the
 jury, for judge), the seed, the split table, the predictions it grades, the content of the files
 its replay model or judges read, and the stage's code and prompt templates, so an unchanged job
@@ -24,7 +24,7 @@ from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -39,13 +39,13 @@ def job_files(stage: str, split: str, model: str) -> JobFiles:
 
 
 def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of predict@<model>-<split> (a replay model's file's content included)."""
+    """The fingerprint of predict@<model>+<split> (a replay model's file's content included)."""
     return digest("predict", as_fingerprinted(model), params.seed, file_digest(paths.split_table(split)), code,
                   *replay_digests([model]))
 
 
 def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
-    """The fingerprint of judge@<model>-<split>: also the jury, the predictions it grades and the
+    """The fingerprint of judge@<model>+<split>: also the jury, the predictions it grades and the
     files its replay judges read."""
     return digest("judge", as_fingerprinted(model), params.jury, params.seed, file_digest(paths.split_table(split)),
                   file_digest(paths.predictions(split, model.key)), code,
@@ -62,7 +62,7 @@ def replay_digests(specs: Sequence[ModelSpec | JudgeSpec]) -> list[str]:
 
 def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
                 code: str) -> PaidJob:
-    """predict@<model>-<split>: the model answers every riddle of the split."""
+    """predict@<model>+<split>: the model answers every riddle of the split."""
     name = job_name("predict", model.key, split)
 
     def work() -> Work:
@@ -72,7 +72,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
         check_failure_share(predictions, params.requests.max_failure_share, name,
                             replay=model.capabilities.replays)
         return Work(predictions.sort_values("riddle_id"), PREDICTIONS, cost_totals({name: predictions}, by="model"),
-                    predictions["request_hash"])
+                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
                     predict_inputs(params, model, split, code), cache, work)
@@ -80,7 +80,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
               code: str) -> PaidJob:
-    """judge@<model>-<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
+    """judge@<model>+<split>: the model's panel (docs/method.md §2) grades each of its predictions."""
     name = job_name("judge", model.key, split)
 
     def work() -> Work:
@@ -97,7 +97,8 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
         verdicts = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
                              for j in params.jury.panel(model.provider)])
         table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
-        return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"])
+        return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"],
+                    answered_keys(table, "judge", senders(params.jury.panel(model.provider))))
 
     provider = ",".join(sorted({j.provider for j in params.jury.panel(model.provider)}))
     return paid_job("judge", name, provider, job_files("judge", split, model.key),
@@ -113,4 +114,4 @@ def riddle_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache,
 def folders(stage: str, splits: tuple[str, ...]) -> list[Path]:
     """The folders a coarse stage owns (its DVC outs): its tables, answers and costs."""
     tables = paths.DATA / ("predictions" if stage == "predict" else "judgments")
-    return [tables, paths.DATA / "answers" / stage, paths.cost(stage, splits[0], "x").parent]
+    return [tables, paths.DATA / "answers" / stage, paths.cost(stage, splits[0], "x").parent.parent]

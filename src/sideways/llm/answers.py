@@ -16,8 +16,9 @@ from typing import Any
 
 from sideways.artifacts.io import atomic_write_bytes
 from sideways.artifacts.previous import previous_output
+from sideways.core.errors import AnswersError
 from sideways.core.jsonl import read_jsonl_numbered
-from sideways.llm.cache import RequestCache, check_key, encode
+from sideways.llm.cache import RequestCache, check_key, encode, is_key
 
 
 def read_answers(path: Path) -> list[dict[str, Any]]:
@@ -49,15 +50,26 @@ def restore(records: Iterable[dict[str, Any]], cache: RequestCache) -> int:
     return added
 
 
-def used(keys: Iterable[object], cache: RequestCache) -> list[dict[str, Any]]:
+def used(keys: Iterable[object], cache: RequestCache, answered: Iterable[object] = ()) -> list[dict[str, Any]]:
     """The cache records behind ``keys`` (a table's ``request_hash`` column); keys with no record,
-    such as simulated rows or failures that were not cached, have none."""
-    found = []
+    such as simulated rows or failures that were not cached, have none.
+
+    ``answered`` are the keys of rows answered through the request cache (status ok, a backend that
+    sends requests): each must have a readable record. One lost to a full disk would otherwise drop
+    out of the answers file that travels, silently, and be paid again on the next machine.
+    """
+    found = {}
     for key in {k for k in keys if isinstance(k, str)}:
         record = cache.get(key)
         if record is not None:
-            found.append(record)
-    return found
+            found[key] = record
+    lost = sorted({k for k in answered if is_key(k) and k not in found and cache.get(k) is None})
+    if lost:
+        raise AnswersError(f"{cache.root}: no readable record for {len(lost)} answered request(s) "
+                           f"({', '.join(k[:12] for k in lost[:5])}): a write failed (a full disk?) and they would "
+                           "be missing from the answers file that travels; free space and rerun (nothing is paid twice "
+                           "that has a record)")
+    return list(found.values())
 
 
 def restore_previous(stage: str, output: Path, cache: RequestCache) -> int:

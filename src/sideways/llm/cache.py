@@ -14,6 +14,7 @@ request misses the cache.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -142,7 +143,8 @@ class RequestCache:
         atomic_write_bytes(self.path(record["key"]), encode(record))
 
     def write_encoded(self, key: str, data: bytes) -> None:
-        """Like :meth:`put` for a record already encoded: temporary file, fsync, rename.
+        """Like :meth:`put` for a record already encoded: temporary file, every byte written, fsync,
+        rename; on any failure (a full disk) the temporary file is removed and the error raised.
 
         Almost only system calls, which release the GIL: the runner calls it from writer
         threads while the event loop keeps requests flowing.
@@ -156,11 +158,18 @@ class RequestCache:
             os.makedirs(f"{self._prefix}/{key[:2]}", exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+            try:
+                view = memoryview(data)
+                while view:  # a full disk may write part of it: never rename a short record into place
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def forget(self, key: str) -> bool:
         """Delete the record for ``key``; True if there was one."""

@@ -102,6 +102,13 @@ def parse_prediction(text: str | None, truncated: bool = False) -> Prediction:
     obj, error = load_object(text)
     if obj is None or (truncated and error == "repaired"):
         return Prediction(None, None, _why(error, truncated))
+    return prediction_from(obj)
+
+
+def prediction_from(obj: dict[str, Any]) -> Prediction:
+    """The fields of a reply object: ``answer`` a non-empty string or a number (its decimal text),
+    ``justification`` a string, or any other JSON value as its JSON text. A replayed row is read
+    by the same rule (:mod:`sideways.backends.replay`)."""
     answer, justification = obj.get("answer"), obj.get("justification")
     if isinstance(answer, (int, float)) and not isinstance(answer, bool):
         answer = str(answer)
@@ -117,6 +124,13 @@ def parse_verdict(text: str | None, truncated: bool = False) -> Verdict:
     obj, error = load_object(text)
     if obj is None or (truncated and error == "repaired"):
         return Verdict(None, None, _why(error, truncated))
+    return verdict_from(obj)
+
+
+def verdict_from(obj: dict[str, Any]) -> Verdict:
+    """The two booleans of a verdict object, each a JSON boolean, the number 0 or 1, or one of the
+    words true, false, yes, no, correct, incorrect, "1", "0" (any case); anything else is no verdict.
+    A replayed verdict is read by the same rule."""
     a, aerr = _bool(obj.get("is_answer_correct"))
     j, jerr = _bool(obj.get("is_justification_correct"))
     if aerr or jerr:
@@ -134,6 +148,8 @@ def _why(error: str | None, truncated: bool) -> str:
 def _bool(value: Any) -> tuple[bool | None, bool]:
     if isinstance(value, bool):
         return value, False
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return value == 1, False
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE, False
     return None, True

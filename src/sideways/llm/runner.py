@@ -26,6 +26,7 @@ from sideways.core.progress import counter, current_job
 from sideways.core.retry_after import parse_retry_after
 from sideways.llm.cache import RequestCache, canonical_json, encode, key_parts, make_record, payload_key, readable
 from sideways.llm.journal import Journal, recover
+from sideways.llm.paidlock import sending
 from sideways.llm.ratelimit import EndpointGate, RpmLimiter
 from sideways.llm.retry import RetryPolicy, backoff_delay, is_retryable_status
 from sideways.llm.secrets import scrub
@@ -161,6 +162,28 @@ async def run_calls(
     plan = _Plan(calls, cache)
     if plan.first is None:
         return plan.results()
+    with sending(cache.root, options.desc or "requests") as waited:  # one run sends through a cache at a time
+        if waited:  # another run sent meanwhile: what it paid for is cached now
+            recover(cache)
+            plan = _Plan(calls, cache)
+            if plan.first is None:
+                return plan.results()
+        return await _send_misses(plan, calls, open_transport, cache, options, account, redact, sleep, on_fresh)
+
+
+async def _send_misses(
+    plan: _Plan,
+    calls: Sequence[Call],
+    open_transport: Callable[[], contextlib.AbstractAsyncContextManager[Transport]] | None,
+    cache: RequestCache,
+    options: RunOptions,
+    account: Account,
+    redact: Redact,
+    sleep: Callable[[float], Awaitable[None]],
+    on_fresh: Callable[[Result], None] | None,
+) -> list[Result]:
+    """Send ``plan``'s misses (the caller holds the cache's send lock)."""
+    assert plan.first is not None
     if open_transport is None:
         raise RuntimeError("run_calls: requests to send but no transport")
 

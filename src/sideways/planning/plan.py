@@ -39,8 +39,8 @@ EXTRACT = "extract"  # the extract stage (one stage, not a matrix): its split co
 class Planned:
     """The calls of one (stage, model or judge, split); ``model`` is the model whose job it is
     (for a judge, the model it grades): the job ``<stage>@<model>-<split>`` of the coarse DVC
-    stage ``<stage>`` (docs/design.md, "Coarse stages"); an exam job, ``exam_predict@<model>-<exam>``
-    or ``exam_judge@<model>-<exam>`` (``split`` is then the exam's key), runs in the DVC stage
+    stage ``<stage>`` (docs/design.md, "Coarse stages"); an exam job, ``exam_predict@<model>+<exam>``
+    or ``exam_judge@<model>+<exam>`` (``split`` is then the exam's key), runs in the DVC stage
     ``paths.dvc_stage(stage)`` (predict or judge)."""
 
     stage: str

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from sideways.core.errors import ReportError
 from sideways.report.build import Report
 
 ASSETS = ("index.html", "app.js", "style.css")
@@ -51,17 +52,44 @@ def site_files(report: Report) -> dict[str, bytes]:
     return files
 
 
+#: The file every report folder holds: only a folder with it may be replaced by :func:`write_site`.
+MARKER = ".sideways-report"
+MARKER_TEXT = b"This folder is a report site written by sideways; sideways replaces it whole when it writes it again.\n"
+
+
+def check_target(target: Path) -> None:
+    """Refuse to replace ``target`` unless it is absent or a report folder (it holds :data:`MARKER`).
+
+    ``sideways report --out data`` once renamed ``data/`` away and deleted it, labels and exams
+    included: a folder is replaced only when a report wrote it. Also refused: the current folder
+    or one of its parents, whatever they hold.
+    """
+    if not (target.exists() or target.is_symlink()):
+        return
+    here = Path.cwd().resolve()
+    if target.is_symlink() or not target.is_dir():
+        raise ReportError(f"{target}: exists and is not a folder; a report is written only to a new "
+                          "folder or over a report folder (choose another --out)")
+    if here == target.resolve() or target.resolve() in here.parents:
+        raise ReportError(f"{target}: is the current folder or holds it; choose another --out")
+    if not (target / MARKER).is_file():
+        raise ReportError(f"{target}: exists and is not a report folder (it has no {MARKER}): nothing there is "
+                          "replaced; choose another --out, or delete it yourself")
+
+
 def write_site(files: dict[str, bytes], target: str | Path) -> None:
-    """Write ``files`` into a temporary folder beside ``target``, then swap it in by renames.
+    """Write ``files`` (and :data:`MARKER`) into a temporary folder beside ``target``, then swap it in
+    by renames; a ``target`` that exists must be a report folder (:func:`check_target`).
 
     A failure leaves the previous ``target`` (or none) and no temporary folder.
     """
     target = Path(target)
+    check_target(target)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        for rel, data in sorted(files.items()):
+        for rel, data in sorted({**files, MARKER: MARKER_TEXT}.items()):
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)

@@ -39,6 +39,7 @@ from sideways.artifacts.schema import RIDDLES, SPLITS, conform, records
 from sideways.config.riddles import DEFAULT_THRESHOLD
 from sideways.core.cells import cell_text
 from sideways.core.errors import RiddleError
+from sideways.core.textfile import read_text
 
 REASONS = ("override", "needs_game_engine", "no_description", "no_answer", "duplicate", "no_image")
 FLAGS = ("needs_game_engine", "needs_image", "needs_review")  # the extract stage's marks, counted in the report
@@ -265,7 +266,9 @@ def parse_overrides(text: str, source: str = "overrides.yaml") -> dict[str, Over
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
-        raise RiddleError(f"{source}: not valid YAML ({exc})") from exc
+        raise RiddleError(f"{source}: not valid YAML ({' '.join(str(exc).split())[:200]})") from exc
+    except RecursionError as exc:
+        raise RiddleError(f"{source}: nested too deep to read") from exc
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):
@@ -312,9 +315,9 @@ def _override(rid: str, reason: str, value: Mapping[str, Any], at: str) -> Overr
 def load_overrides(path: str | Path) -> dict[str, Override]:
     """Read and validate the overrides file; a missing file means no overrides."""
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return {}
-    return parse_overrides(path.read_text(), str(path))
+    return parse_overrides(read_text(path, "overrides file", RiddleError), str(path))
 
 
 def _drop_duplicates(rows: list[dict[str, Any]], threshold: float, report: CurationReport) -> list[dict[str, Any]]:
