@@ -27,7 +27,8 @@ def main() -> None:
     ctx, cache = run_context(params), RequestCache(params.requests.cache_dir)
     code, exam_code = code_digest(ROOT, "judge", EXAM_CODE), code_digest(ROOT, "judge", RIDDLE_PROMPTS)
     jobs = riddle_jobs("judge", params, ctx, cache, code) + exam_jobs("exam_judge", params, ctx, cache, exam_code)
-    run_stage("judge", jobs, folders("judge", params.splits) + exam_folders("exam_judge"))
+    run_stage("judge", jobs, folders("judge", params.splits) + exam_folders("exam_judge"),
+              root=Path("."))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ def main() -> None:
     ctx, cache = run_context(params), RequestCache(params.requests.cache_dir)
     code, exam_code = code_digest(ROOT, "predict", EXAM_CODE), code_digest(ROOT, "predict", RIDDLE_PROMPTS)
     jobs = riddle_jobs("predict", params, ctx, cache, code) + exam_jobs("exam_predict", params, ctx, cache, exam_code)
-    run_stage("predict", jobs, folders("predict", params.splits) + exam_folders("exam_predict"))
+    run_stage("predict", jobs, folders("predict", params.splits) + exam_folders("exam_predict"),
+              root=Path("."))
 
 
 if __name__ == "__main__":
