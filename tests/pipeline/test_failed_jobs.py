@@ -87,6 +87,8 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
         n_llm = len(pd.read_parquet(repo / "data/predictions/llm/bad-m.parquet"))
         assert bad.fake.requests - sent_bad == n_llm <= riddles  # exactly bad-m's requests, once each
         assert jobs_ran(second) == {"predict@bad-m-llm", "judge@bad-m-llm"}
+        print(f"the retry sent {bad.fake.requests - sent_bad} requests to the recovered server, "
+              f"{good.fake.requests - sent_good} to the other")
         assert {m: files_of(repo, m) for m in others} == others  # reused byte for byte
         assert set(json.loads((repo / "metrics/leaderboard_llm.json").read_text())) == {
             "atlas-large", "quill-max", "good-m", "bad-m"}

@@ -87,15 +87,30 @@ def http_status(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path(".")) -> None:
-    """The failure record of ``stage``, sorted by job (an empty list when every job succeeded); with
-    failed jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
+def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None) -> None:
+    """The failure record of ``stage``, sorted by job (an empty list when every job succeeded), and
+    ``spent``: what its requests cost in this execution, when a spending cap was set. With failed
+    jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
     jobs = sorted(failed, key=lambda f: f.job)
-    atomic_write_bytes(root / failures_path(stage), json_bytes({"stage": stage, "failed": [asdict(f) for f in jobs]}))
+    record: dict[str, Any] = {"stage": stage, "failed": [asdict(f) for f in jobs]}
+    if spent is not None:
+        record["spent_usd"] = round(spent, 8)
+    atomic_write_bytes(root / failures_path(stage), json_bytes(record))
     if jobs:
         attempt = int(read_marker(stage, root).get("attempt", 0)) + 1
         write_marker(stage, {"stage": stage, "attempt": attempt, "state": "failed", "failed": [f.job for f in jobs]},
                      root)
+
+
+def recorded_spend(stage: str, root: Path = Path(".")) -> float:
+    """What ``stage`` spent in its last execution under a spending cap, as its record says (else 0)."""
+    path = root / failures_path(stage)
+    try:
+        return float(json.loads(path.read_text()).get("spent_usd") or 0.0)
+    except FileNotFoundError:
+        return 0.0
+    except (ValueError, AttributeError) as exc:
+        raise SchemaError(f"{path}: not a failure record ({exc})") from exc
 
 
 def read_marker(stage: str, root: Path = Path(".")) -> dict[str, Any]:

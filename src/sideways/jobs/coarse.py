@@ -15,6 +15,7 @@ jobs"). Any other exception is a bug: the stage fails and writes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,9 @@ from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, t
 from sideways.artifacts.previous import previous_bytes, previous_output
 from sideways.core.errors import SidewaysError
 from sideways.jobs.fanout import Failed, Job, JobsFailed, settle_jobs
+from sideways.llm import budget
 from sideways.llm.answers import answers_bytes, restore_previous, used
+from sideways.llm.budget import SpendingCapReached, owned_by
 from sideways.llm.cache import RequestCache
 
 if TYPE_CHECKING:
@@ -105,10 +108,6 @@ class PaidJob:
     id: JobId | None = None
 
 
-class SpendingCapReached(SidewaysError):
-    """The run stopped sending at ``requests.max_cost_usd``: the job's remaining requests were not sent."""
-
-
 class Blocked(SidewaysError):
     """The job could not run: a job it needs failed (a judge job whose predict job failed)."""
 
@@ -131,7 +130,8 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
         restored = restore_previous(stage, files.answers, cache)
         if restored:
             print(f"{name}: {restored} answers restored from the previous results", file=sys.stderr)
-        made = work()
+        with owned_by(id.model) if id is not None else contextlib.nullcontext():  # the per-model cap
+            made = work()
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
                       answers_bytes(used(made.keys, cache)), json_bytes(made.cost), reused=False)
 
@@ -172,7 +172,9 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root
             if path.is_file() and path.resolve() not in keep:
                 path.unlink()
     if root is not None:
-        write_failures(stage, failed, root)
+        run_budget = budget.current()
+        spent = None if run_budget is None else run_budget.total_spent() - run_budget.spent_before
+        write_failures(stage, failed, root, spent)
     ran = [j.job.name for j, o in zip(jobs, outcomes, strict=True) if isinstance(o, Result) and not o.reused]
     names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
     lost = f"; {len(failed)} failed: {', '.join(f.job for f in failed)}" if failed else ""
