@@ -10,6 +10,7 @@ a no-op.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,10 +19,10 @@ import pandas as pd
 import pytest
 
 from helpers.harness import BIN, env, executed, jobs_ran, new_repo, run
+from sideways.testing.fake_batch_provider import HOSTS_VAR, FakeBatchServer, hosts, write_sitecustomize
 from sideways.testing.openai_server import Behaviour, FakeServer
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("make") is None, reason="needs make")]
+pytestmark = pytest.mark.slow
 
 KEY = "sk-fake-failed-jobs"
 
@@ -54,6 +55,7 @@ def files_of(repo: Path, model: str) -> dict[str, bytes]:
             if p.is_file()}
 
 
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_only_its_requests(tmp_path):
     with FakeServer(Behaviour()) as good, FakeServer(Behaviour(plan={"": ["503"]})) as bad:
         repo = new_repo(tmp_path / "repo", four_models(good.base_url, bad.base_url))
@@ -97,3 +99,45 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
 
         third = run(repo, "dvc", "repro")
         assert executed(third) == set() and good.fake.requests == sent_good and bad.fake.requests == sent_bad + n_llm
+
+
+def two_batch_models(p: dict) -> None:
+    """Two simulated models and two batch models: doubleword's answers, groq's batches end badly."""
+    sim = {k: v for k, v in p["models"].items() if k in ("atlas-large", "quill-max")}
+    p["splits"] = ["llm"]
+    p["models"] = {**sim, **{key: {"backend": "batch", "provider": provider, "name": f"{key}-model", "n_hints": 0}
+                             for key, provider in (("dw-m", "doubleword"), ("groq-m", "groq"))}}
+    p["exams"] = {}
+    p["requests"].update(batch_window_s=0.05, batch_poll_s=0.05, backoff_s=0.01, max_backoff_s=0.02, max_attempts=3)
+
+
+@pytest.mark.parametrize("ending", ["failed", "expired"])
+def test_a_batch_the_provider_ends_badly_fails_its_job_alone_and_a_retry_submits_only_it(tmp_path, ending):
+    with FakeBatchServer("doubleword", 0.2) as dw, FakeBatchServer("groq", 0.2, outcome={1: ending, 2: ending}) as groq:
+        repo = new_repo(tmp_path / "repo", two_batch_models)
+        (repo / ".env").write_text("DOUBLEWORD_API_KEY=fake-dw\nGROQ_API_KEY=fake-groq\n")
+        environ = env(repo) | {"PYTHONPATH": os.pathsep.join([str(repo / "src"), str(write_sitecustomize(tmp_path / "shim"))]),
+                               HOSTS_VAR: json.dumps(hosts([dw, groq]))}
+
+        def repro() -> subprocess.CompletedProcess:
+            return subprocess.run([str(BIN / "dvc"), "repro"], cwd=repo, env=environ, capture_output=True, text=True,
+                                  timeout=900)
+
+        first = repro()
+        assert first.returncode != 0, first.stdout + first.stderr
+        assert set(json.loads((repo / "metrics/leaderboard_llm.json").read_text())) == {"atlas-large", "quill-max", "dw-m"}
+        (failed,) = json.loads((repo / "metrics/failures/predict.json").read_text())["failed"]
+        assert (failed["job"], failed["provider"], failed["reason"]) == ("predict@groq-m-llm", "groq", "provider error")
+        assert f"({ending})" in failed["error"] and "predict@groq-m-llm: provider groq" in first.stderr
+        assert [b.requests for b in groq.fake.log] == [N_LLM := groq.fake.log[0].requests] * 2  # submitted once more
+        dw_batches, dw_files = dw.fake.created, files_of(repo, "dw-m")
+
+        groq.fake.outcome = {}  # the provider is back
+        second = repro()
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert [b.requests for b in groq.fake.log[2:]] == [N_LLM] and dw.fake.created == dw_batches
+        assert jobs_ran(second) == {"predict@groq-m-llm", "judge@groq-m-llm"} and files_of(repo, "dw-m") == dw_files
+        assert "groq-m" in json.loads((repo / "metrics/leaderboard_llm.json").read_text())
+
+        third = repro()
+        assert third.returncode == 0 and executed(third) == set() and groq.fake.created == 3
