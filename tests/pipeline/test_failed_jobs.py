@@ -64,6 +64,7 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
 
         first = make_repro(repo)
         out = first.stdout + first.stderr
+        print(first.stdout[-2500:], first.stderr[-2500:], run(repo, "sideways", "status", check=False).stdout, sep="\n----\n")
         assert first.returncode != 0, out
         board = json.loads((repo / "metrics/leaderboard_llm.json").read_text())
         assert set(board) == {"atlas-large", "quill-max", "good-m"}

@@ -58,6 +58,9 @@ def test_a_cap_below_the_estimate_and_a_model_without_a_price_send_nothing(tmp_p
         line = next(x for x in proc.stderr.splitlines() if "max_cost_usd" in x)
         assert re.search(r"predict: the run's estimate \$\d+\.\d{4} is over requests\.max_cost_usd \$0\.0000", line)
         assert "the biggest jobs: predict@paid-m-llm $" in line and "nothing was sent" in line
+        print(line)
+        dry = run(repo, "sideways", "dry-run").stdout
+        assert "requests.max_cost_usd $0.0000: the estimate of predict and judge ($" in dry and "is over it" in dry
 
         edit_params(repo, lambda p: p.update(prices={}))
         proc = run(repo, "dvc", "repro", check=False)

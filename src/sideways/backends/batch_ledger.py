@@ -21,8 +21,8 @@ through the seams its ``Batcher`` already has (the class is subclassed, no code 
   only way into a batchling queue): a request some recorded batch holds is refused with
   :class:`NotResubmitted` (a RuntimeError: the runner tries again, which polls that batch again),
   and so is a request whose batches failed twice already in this run (the next run, a retry once
-  the provider is back, submits it once more: a batch the provider failed was not paid for). batchling's fallback therefore
-  becomes another poll, never a payment.
+  the provider is back, submits it once more: a batch the provider failed was not paid for).
+  batchling's fallback therefore becomes another poll, never a payment.
 
 Why not drive the providers' poll and download endpoints ourselves on resume: batchling's
 adapters already do it for eight providers, and the defect is only in what it does after an
