@@ -170,27 +170,19 @@ async def run_calls(
     limiter = RpmLimiter(options.rpm)
     rng = random.Random(options.seed)
     loop = asyncio.get_running_loop()
-    pending = plan.pending()
+    pending = _metered(plan, options.meter)
 
     async def worker() -> None:
-        # One worker per concurrency slot, taking the next miss when it is free (building that
-        # call, its key and its cache lookup then, not all up front). A slot is busy until its
-        # answer is journalled (one write(), no await): a SIGKILL loses at most the answers in flight.
-        for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
+        # One worker per concurrency slot, taking the next miss (and its cap reservation) when it is free;
+        # busy until its answer is journalled (one write(), no await): a SIGKILL loses only those in flight.
+        for key, call, worst in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
-            meter = options.meter
-            worst = None if meter is None else meter.worst(call)
-            refusal = None if meter is None else meter.budget.reserve(meter.owner, worst)
-            if refusal is not None:  # never sent, never cached: a rerun with a higher cap sends it
-                plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
-                continue
             plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
             result.record = _redacted_record(key, call, result, account, options.batch, redact)
             if result.record is not None:
                 journal.append(key, encode(result.record))
-            if meter is not None and worst is not None:
-                meter.budget.settle(meter.owner, worst, _charged(result, worst))
+            _settle(options.meter, worst, result)
             plan.settle(key, result)
             if on_fresh is not None:
                 loop.call_soon(on_fresh, result)
@@ -300,6 +292,27 @@ class _Plan:
                 out.append(Result(call, key, r.response, r.error, False, r.attempts, r.elapsed_s,
                                   r.status_code, r.record))
         return out
+
+
+def _metered(plan: _Plan, meter: Meter | None) -> Iterator[tuple[str, Call, float | None]]:
+    """The plan's misses, each with the worst case it reserved under the spending cap (None: no cap).
+    A miss the cap refuses ends here, never sent and never cached: a rerun with a higher cap sends it."""
+    for key, call in plan.pending():
+        if meter is None:
+            yield key, call, None
+            continue
+        worst = meter.worst(call)
+        refusal = meter.budget.reserve(meter.owner, worst)
+        if refusal is None:
+            yield key, call, worst
+        else:
+            plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+
+
+def _settle(meter: Meter | None, worst: float | None, result: Result) -> None:
+    """A sent request ended: what it cost replaces its reservation."""
+    if meter is not None and worst is not None:
+        meter.budget.settle(meter.owner, worst, _charged(result, worst))
 
 
 def _charged(result: Result, worst: float) -> float:
