@@ -10,8 +10,10 @@ jobs and how to retry, so ``dvc repro`` never reports success with a job missing
 """
 
 import sys
+from dataclasses import asdict
 
-from sideways.artifacts.failures import PAID_STAGES, mark_retry, read_failures, summary
+from sideways.artifacts.failures import FAILURES_DIR, PAID_STAGES, mark_retry, read_failures, summary
+from sideways.artifacts.io import write_json
 from sideways.core import stage
 
 
@@ -19,7 +21,9 @@ def main() -> None:
     stage.arguments()
     for name in PAID_STAGES:
         mark_retry(name)
-    lines = summary(read_failures())
+    failed = read_failures()
+    write_json(FAILURES_DIR / "summary.json", {"failed": [asdict(f) for f in failed]})  # every failed job, one file
+    lines = summary(failed)
     if lines:
         print("\n".join(lines), file=sys.stderr)
         raise SystemExit(1)

@@ -70,6 +70,9 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
         record = json.loads((repo / "metrics/failures/predict.json").read_text())["failed"]
         assert [(f["job"], f["provider"], f["status"], f["reason"]) for f in record] == [
             ("predict@bad-m-llm", "badco", 503, "provider error")]
+        summary = json.loads((repo / "metrics/failures/summary.json").read_text())["failed"]
+        assert [(f["job"], f["reason"]) for f in summary] == [("predict@bad-m-llm", "provider error"),
+                                                              ("judge@bad-m-llm", "blocked")]
         missing = [line for line in first.stdout.splitlines() if "bad-m: missing" in line]
         assert len(missing) == 1 and "predict@bad-m-llm" in missing[0] and "HTTP 503" in missing[0], first.stdout
         last = first.stdout.rstrip().splitlines()[-3:]

@@ -70,7 +70,7 @@ def run_budget(params: Params, ctx: RunContext, stage: str, root: Path = Path(".
 
 
 def biggest(jobs: dict[str, float]) -> str:
-    """The :data:`SHOWN` costliest jobs, ``name $cost`` each."""
-    top = sorted(jobs.items(), key=lambda kv: (-kv[1], kv[0]))[:SHOWN]
+    """The :data:`SHOWN` costliest jobs that pay anything, ``name $cost`` each."""
+    top = sorted(((n, c) for n, c in jobs.items() if c > 0), key=lambda kv: (-kv[1], kv[0]))[:SHOWN]
     return ", ".join(f"{name} ${cost:.4f}" for name, cost in top)
 
