@@ -33,17 +33,24 @@ check-params: $(STAMP)
 # and calibrate depend on their folders). With a default DVC remote, fetch into DVC's cache every
 # result the lock names (the answers paid stages carry included: a stage that reruns reads them
 # before it pays) and the run-cache; then `--pull` restores what was already computed elsewhere
-# instead of running it.
+# instead of running it. When a paid job failed (a provider down, the spending cap), every other
+# job's results are written and the leaderboards shown; the last lines name the failed jobs and how
+# to retry, and make exits non-zero (docs/design.md, "Failed jobs").
 repro: $(STAMP) check-params
 	$(BIN)/sideways prune
-	@if $(BIN)/dvc remote default >/dev/null 2>&1; then \
+	@status=0; \
+	if $(BIN)/dvc remote default >/dev/null 2>&1; then \
 		echo "dvc fetch --run-cache"; \
 		$(BIN)/dvc fetch --run-cache || echo "(some results are not on the remote: their stages will run)"; \
-		echo "dvc repro --pull"; $(BIN)/dvc repro --pull; \
+		echo "dvc repro --pull"; $(BIN)/dvc repro --pull || status=$$?; \
 	else \
-		echo "dvc repro"; $(BIN)/dvc repro; \
-	fi
-	$(BIN)/sideways show
+		echo "dvc repro"; $(BIN)/dvc repro || status=$$?; \
+	fi; \
+	if [ $$status -eq 0 ]; then $(BIN)/sideways show; \
+	elif ! $(BIN)/sideways status --failed >/dev/null 2>&1; then \
+		$(BIN)/sideways show; \
+	fi; \
+	exit $$status
 
 # Share everything a run paid for: outputs (answers included) and the run-cache. Then `git push`.
 push: $(STAMP)

@@ -2,6 +2,7 @@
 
 from sideways.annotation.labels import read_label_file, seeded_sample, simulate_labels
 from sideways.artifacts import paths
+from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables, write_table
 from sideways.artifacts.schema import ANNOTATIONS, PREDICTIONS, RIDDLES
 from sideways.config.params import load_params
@@ -20,7 +21,7 @@ def main() -> None:
             raise SchemaError(f"annotations.source is 'file' but neither {candidates[0]} nor {candidates[1]} exists")
         labels = read_label_file(found[0], riddles)
     else:
-        sim = [m.key for m in params.models_taking(args.split) if m.capabilities.simulated]
+        sim = with_results([m.key for m in params.models_taking(args.split) if m.capabilities.simulated], args.split)
         if not sim:
             raise SchemaError(
                 "annotations.source is 'sim' but no model has backend 'sim': simulated annotators only "

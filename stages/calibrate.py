@@ -1,6 +1,7 @@
 """calibrate@<split>: PPI-calibrated score and 95% interval per model (docs/method.md §3-4)."""
 
 from sideways.artifacts import paths
+from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables, write_table
 from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS, RIDDLES, SCORES
 from sideways.config.params import load_params
@@ -15,7 +16,7 @@ def main() -> None:
     cal = params.calibration
     jury = read_table(paths.jury(args.split), JURY)
     labels = read_table(paths.annotations(args.split), ANNOTATIONS)
-    sim = [m.key for m in params.models_taking(args.split) if m.capabilities.simulated]
+    sim = with_results([m.key for m in params.models_taking(args.split) if m.capabilities.simulated], args.split)
     truth = None
     if sim:
         riddles = read_table(paths.split_table(args.split), RIDDLES)

@@ -11,6 +11,7 @@ metrics files are ``{}``.
 from typing import Any
 
 from sideways.artifacts import paths
+from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables, write_json, write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.config.params import load_params
@@ -30,7 +31,7 @@ def main() -> None:
         if stale.stem not in params.exams:
             stale.unlink()
     for exam in params.exams:
-        keys = [m.key for m in params.models_taking(exam)]
+        keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
         predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
                                   f"exam {exam} predictions")

@@ -6,6 +6,7 @@ from pathlib import Path
 import yaml
 
 from sideways.artifacts import paths
+from sideways.artifacts.failures import read_failures
 from sideways.artifacts.io import write_json
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -21,7 +22,8 @@ def main() -> None:
     raw = yaml.safe_load(Path(args.params).read_text())
     header = {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}),
               "data": files_digest(input_files(params))}
-    report = build_report({s: read_split(params, s) for s in params.splits}, params, header, read_exams(params))
+    report = build_report({s: read_split(params, s) for s in params.splits}, params, header, read_exams(params),
+                          failed=read_failures())
     for split, data in report.summary["splits"].items():
         write_json(paths.calibration_plot(split), data["analytics"]["calibration"])
     write_site(site_files(report), paths.REPORT)

@@ -288,11 +288,11 @@ def test_a_second_failed_batch_is_not_submitted_again(tmp_path, capsys):
     assert "batch_1 (expired), batch_2 (failed)" in df.loc[0, "error"] and "not submitted again" in df.loc[0, "error"]
     assert "batch_2 ended 'failed' at the provider; of its 2 request(s): 2 not submitted again" in capsys.readouterr().err
 
-    rerun = FakeOpenAIBatches()
+    rerun = FakeOpenAIBatches()  # the next run (the user's retry, the provider back) submits them once more
     with respx.mock(assert_all_called=False) as mock:
         rerun.install(mock)
-        BatchBackend().predict(riddles, openai_model(), ctx)
-    assert rerun.created == 0
+        again = BatchBackend().predict(riddles, openai_model(), ctx)
+    assert rerun.created == 1 and (again["status"] == "ok").all()
 
 
 def test_polls_failing_past_every_retry_leave_the_batch_to_the_next_run(tmp_path):

@@ -43,6 +43,7 @@ def make_project(tmp_path: Path, base_url: str, **requests) -> Path:
     shutil.copy(ROOT / "dvc.yaml", repo / "dvc.yaml")
     no_exam(repo, None)
     (repo / "data/replay").mkdir(parents=True)  # predict and judge depend on it (replay files live there)
+    shutil.copytree(ROOT / "data/retry", repo / "data/retry")  # and on their retry markers
     (repo / "params.yaml").write_text(yaml.safe_dump(params(base_url, **requests)))
     (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
     write_table(make_riddles(N), RIDDLES, repo / "data/split/llm.parquet")

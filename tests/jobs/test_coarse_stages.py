@@ -6,6 +6,7 @@ the DVC side (a rerun after DVC deleted the folders, push/pull) is in tests/pipe
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -18,11 +19,13 @@ import yaml
 from conftest import make_riddles
 from helpers import ROOT
 from helpers.harness import env, jobs_ran, jobs_reused, no_exam
+from sideways.artifacts.failures import mark_retry, read_failures, retry_marker
 from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import table_inputs, write_table
 from sideways.artifacts.schema import RIDDLES
 from sideways.config.params import load_params
-from sideways.jobs.coarse import JobFiles, PaidJob, Result, run_stage
+from sideways.core.errors import RequestError
+from sideways.jobs.coarse import JobFiles, JobId, PaidJob, Result, run_stage
 from sideways.jobs.fanout import Job, JobsFailed
 from sideways.jobs.riddles import judge_inputs, predict_inputs
 
@@ -96,14 +99,35 @@ def _fresh(name: str, run: Callable[[], Result]) -> PaidJob:
     return PaidJob(lambda: None, Job(name, "sim", run))
 
 
-def test_no_file_is_written_when_any_job_failed(tmp_path):
+def test_no_file_is_written_when_a_job_raised_a_bug(tmp_path):
     def broken() -> Result:
         raise RuntimeError("HTTP 500")
 
     jobs = [_fresh("predict@a-llm", lambda: _result(tmp_path, "a")), _fresh("predict@b-llm", broken)]
     with pytest.raises(JobsFailed, match="predict@b-llm: HTTP 500"):
-        run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"])
+        run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"], root=tmp_path)
     assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_a_failed_job_fails_alone_and_is_recorded_with_its_reason_for_a_retry(tmp_path):
+    def down() -> Result:
+        raise RequestError("predict@b-llm: 9 of 9 items failed; first failures: R1: api_error: gave up after 2 "
+                           "attempts: HTTP 503: service unavailable\nsecond line")
+
+    jobs = [PaidJob(lambda: None, Job("predict@a-llm", "aco", lambda: _result(tmp_path, "a")), JobId("predict", "a", "llm")),
+            PaidJob(lambda: None, Job("predict@b-llm", "bco", down), JobId("predict", "b", "llm"))]
+    results = run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"], root=tmp_path)
+    assert [r.table for r in results] == [b"table a"] and (tmp_path / "t" / "a.parquet").exists()
+    failed = read_failures(["predict"], root=tmp_path)
+    assert [(f.job, f.model, f.benchmark, f.provider, f.reason, f.status) for f in failed] == [
+        ("predict@b-llm", "b", "llm", "bco", "provider error", 503)]
+    assert failed[0].error == ("9 of 9 items failed, the first: R1: api_error: gave up after 2 attempts: "
+                               "HTTP 503: service unavailable")
+    marker = json.loads((tmp_path / retry_marker("predict")).read_text())
+    assert (marker["attempt"], marker["state"]) == (1, "failed")
+    assert mark_retry("predict", tmp_path) and not mark_retry("predict", tmp_path)  # once per failed run
+    run_stage("predict", jobs, [tmp_path / "t", tmp_path / "a", tmp_path / "c"], root=tmp_path)
+    assert json.loads((tmp_path / retry_marker("predict")).read_text())["attempt"] == 2  # never a state seen before
 
 
 def test_a_reused_job_is_not_run_and_the_results_keep_the_jobs_order(tmp_path, capsys):

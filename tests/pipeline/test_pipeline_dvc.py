@@ -85,7 +85,7 @@ def stale_stages(repo: Path) -> set[str]:
     # extract imports the backends package, whose registry names the sim backend
     ("simulation/truth.py", {"extract", "annotate@llm", "calibrate@llm", "predict", "judge"}),
     ("core/seeding.py", {"scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
-     | {"report", "exam_items", "exam_score", "predict", "judge"}),
+     | {"report", "exam_items", "exam_score", "predict", "judge", "failures"}),
     # the exam's jobs run in predict and judge, so those stages import the exams package
     ("exams/mcq/letters.py", {"exam_items", "exam_score", "predict", "judge"}),
 ])

@@ -129,3 +129,26 @@ def test_untrusted_text_is_text(page):
     assert card.text_content() == XSS_ANSWER
     assert page.text_content(".card[data-riddle=syn-llm-0000] .justification") == XSS_JUSTIFICATION
     assert page.eval_on_selector_all("#explorer img[src=x], #explorer script", "n => n.length") == 0
+
+
+def test_a_model_whose_job_failed_is_named_under_the_leaderboard(browser, tmp_path):
+    """docs/design.md, "Failed jobs": the leaderboard says which model is missing and why."""
+    from sideways.artifacts.failures import FailedJob
+
+    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    down = FailedJob("predict@gone-m-llm", "predict", "gone-m", "llm", "badco", "provider error", 503,
+                     "36 of 36 items failed, the first: R1: api_error: HTTP 503: <b>service unavailable</b>")
+    report = build_report({s: split_tables(params, s, 30) for s in params.splits}, params, HEADER, failed=[down])
+    write_site(site_files(report), tmp_path / "report")
+    page = browser.new_page()
+    log = ConsoleLog(page)
+    page.goto((tmp_path / "report" / "index.html").as_uri())
+    page.wait_for_selector("#lb-missing li")
+    text = page.inner_text("#lb-missing")
+    assert "gone-m: predict@gone-m-llm: provider badco, HTTP 503, provider error" in text
+    assert "<b>service unavailable</b>" in text  # shown as text, never markup
+    page.select_option("#split", "vlm")
+    page.wait_for_selector("#leaderboard h2:has-text('vlm split')")
+    assert page.query_selector("#lb-missing") is None  # missing from llm only
+    assert log.errors == []
+    page.close()

@@ -20,6 +20,9 @@ import yaml
 from sideways.core.errors import SchemaError
 
 CODE_PREFIXES = ("src/", "stages/")  # a stage's deps that are code or prompt templates
+# code a paid stage imports that decides whether it runs (the spending cap's estimate plans the
+# run's requests), not what any job writes: left out of every job's fingerprint
+NOT_RESULT_CODE = ("src/sideways/planning", "src/sideways/sources")
 
 
 def digest(*parts: Any) -> str:
@@ -68,7 +71,7 @@ def code_digest(root: Path, stage: str, skip: tuple[str, ...] = ()) -> str:
         raise SchemaError(f"{pipeline}: cannot read the deps of stage {stage!r} ({exc})") from exc
     sha = hashlib.sha256()
     for dep in sorted(str(d) for d in deps if str(d).startswith(CODE_PREFIXES)
-                      and not (skip and str(d).startswith(skip))):
+                      and not str(d).startswith(NOT_RESULT_CODE) and not (skip and str(d).startswith(skip))):
         for path in _code_files(root, dep):
             sha.update(path.relative_to(root).as_posix().encode() + b"\0")
             sha.update(hashlib.sha256(path.read_bytes()).digest())

@@ -11,7 +11,7 @@ it holds and where to poll it are committed to ``<cache_dir>/batchling.sqlite3``
 first poll, a restart polls and collects recorded batches, and a poll error is retried as a
 poll. batchling stays the submission path; :mod:`sideways.backends.batch_ledger` says what is
 changed around it and why. Only a batch the provider ends failed, expired or cancelled has its
-requests submitted again, in one new batch, once; the stage says so on stderr.
+requests submitted again, in one new batch, once per run; the stage says so on stderr.
 
 Errors: a failed line in the results is permanent for that item (``status=api_error``) and
 is released from the record, so the next run submits it again.

@@ -20,8 +20,9 @@ through the seams its ``Batcher`` already has (the class is subclassed, no code 
 * Every new batch is made of requests that passed one gate (``_enqueue_pending_request``, the
   only way into a batchling queue): a request some recorded batch holds is refused with
   :class:`NotResubmitted` (a RuntimeError: the runner tries again, which polls that batch again),
-  and so is a request whose batches failed twice already. batchling's fallback therefore
-  becomes another poll, never a payment.
+  and so is a request whose batches failed twice already in this run (the next run, a retry once
+  the provider is back, submits it once more: a batch the provider failed was not paid for).
+  batchling's fallback therefore becomes another poll, never a payment.
 
 Why not drive the providers' poll and download endpoints ourselves on resume: batchling's
 adapters already do it for eight providers, and the defect is only in what it does after an
@@ -141,13 +142,15 @@ class Ledger(RequestCacheStore):  # type: ignore[misc]
         with self._session() as conn:
             conn.executemany("DELETE FROM request_cache WHERE request_hash = ?", [(h,) for h in request_hashes])
 
-    def refusal(self, request_hash: str) -> str | None:
-        """Why ``request_hash`` must not go into a new batch, or None when it may."""
+    def refusal(self, request_hash: str, since: float = 0.0) -> str | None:
+        """Why ``request_hash`` must not go into a new batch, or None when it may. Failed batches
+        count from ``since`` (the run's start): a later run, the user's retry once the provider is
+        back, submits it once more (a batch the provider failed was not paid for)."""
         with self._session() as conn:
             held = conn.execute("SELECT provider, batch_id FROM request_cache WHERE request_hash = ?",
                                 (request_hash,)).fetchone()
             failed = conn.execute("SELECT batch_id, status FROM failed_batch_requests WHERE request_hash = ? "
-                                  "ORDER BY failed_at, batch_id", (request_hash,)).fetchall()
+                                  "AND failed_at >= ? ORDER BY failed_at, batch_id", (request_hash, since)).fetchall()
         if held is not None:
             return (f"{held[0]} batch {held[1]} holds this request and could not be polled or collected just "
                     "now; it is not submitted again (a retry or the next run polls that batch)")
@@ -157,15 +160,17 @@ class Ledger(RequestCacheStore):  # type: ignore[misc]
                     "it is not submitted again")
         return None
 
-    def fate(self, provider: str, batch_id: str) -> list[tuple[str | None, int]]:
-        """For each request of the failed ``batch_id``: the batch it went to next, and its failures so far."""
+    def fate(self, provider: str, batch_id: str, since: float = 0.0) -> list[tuple[str | None, int]]:
+        """For each request of the failed ``batch_id``: the batch it went to next, and its failures
+        since ``since`` (the run's start)."""
         with self._session() as conn:
             return conn.execute(
                 "SELECT COALESCE((SELECT g.batch_id FROM failed_batch_requests g WHERE g.request_hash = f.request_hash "
                 "AND g.rowid > f.rowid ORDER BY g.rowid LIMIT 1), (SELECT r.batch_id FROM request_cache r "
                 "WHERE r.request_hash = f.request_hash)), (SELECT count(*) FROM failed_batch_requests g "
-                "WHERE g.request_hash = f.request_hash AND g.rowid <= f.rowid) "
-                "FROM failed_batch_requests f WHERE f.provider = ? AND f.batch_id = ?", (provider, batch_id)).fetchall()
+                "WHERE g.request_hash = f.request_hash AND g.rowid <= f.rowid AND g.failed_at >= ?) "
+                "FROM failed_batch_requests f WHERE f.provider = ? AND f.batch_id = ?",
+                (since, provider, batch_id)).fetchall()
 
 
 def transient(exc: Exception) -> bool:
@@ -184,11 +189,12 @@ class RecordedBatcher(Batcher):  # type: ignore[misc]
         self.ledger, self.retry = ledger, retry
         self.failed: dict[tuple[str, str], str] = {}  # (provider, batch id) -> status, in this run
         self.seen: dict[tuple[str, str], str] = {}  # (provider, batch id) -> the last status noted
+        self.started = time.time()  # failed batches count from here (:meth:`Ledger.refusal`)
         self._rng = random.Random(0)
 
     async def _enqueue_pending_request(self, *, request: Any) -> None:
         """The only way into a new batch: closed to a request a recorded batch holds."""
-        refusal = self.ledger.refusal(request.request_hash)
+        refusal = self.ledger.refusal(request.request_hash, self.started)
         if refusal is None:
             await super()._enqueue_pending_request(request=request)
         elif not request.future.done():
@@ -238,7 +244,7 @@ def failed_batch_notes(batcher: RecordedBatcher) -> list[str]:
     """One line per batch the provider failed in this run: where its requests went."""
     notes = []
     for (provider, batch_id), status in batcher.failed.items():
-        fate = batcher.ledger.fate(provider, batch_id)
+        fate = batcher.ledger.fate(provider, batch_id, batcher.started)
         again = sorted({b for b, _ in fate if b is not None})
         stopped = sum(b is None and n >= MAX_FAILED_BATCHES for b, n in fate)
         counts = {f"submitted once more (batch {', '.join(again)})": len(fate) - [b for b, _ in fate].count(None),

@@ -20,6 +20,7 @@ from sideways.config.options import HttpOptions, expect_options
 from sideways.config.params import EXTRACT_KEY, JudgeSpec, ModelSpec
 from sideways.config.requests import RequestSettings
 from sideways.core.collector import old_objects_frozen
+from sideways.llm import budget
 from sideways.llm.cache import RequestCache
 from sideways.llm.extract_requests import extraction_calls, extraction_rows, load_template
 from sideways.llm.l3score_requests import L3Item, L3Outcome, l3_calls, l3_judgment_calls, l3_judgment_rows, l3_outcome
@@ -160,7 +161,7 @@ class HttpBackend:
         cache = RequestCache(settings.cache_dir)
         var = self.key_var(spec)
         options = self.run_options(spec, settings, ctx, len(calls))
-        options = RunOptions(**{**options.__dict__, "desc": desc, "seed": ctx.seed})
+        options = RunOptions(**{**options.__dict__, "desc": desc, "seed": ctx.seed, "meter": meter(spec, target, ctx)})
         acct = account(target, ctx.prices, settings.batch_discount)
 
         def open_transport() -> contextlib.AbstractAsyncContextManager[Transport]:
@@ -172,6 +173,20 @@ class HttpBackend:
             results = asyncio.run(run_calls(calls, open_transport, cache, options, acct, redact, on_fresh=on_fresh))
         self.after_run(spec, results, ctx)
         return results
+
+
+def meter(spec: Spec, target: Target, ctx: RunContext) -> budget.Meter | None:
+    """How this run's requests charge the spending cap, when one is set (:mod:`sideways.llm.budget`)."""
+    run_budget = budget.current()
+    if run_budget is None:
+        return None
+    s = ctx.requests
+
+    def worst(call: Call) -> float | None:
+        return budget.worst_case(call.body, target.price_names, target.gen.max_tokens, ctx.prices, batch=target.batch,
+                                 discount=s.batch_discount, image_tokens=s.image_tokens)
+
+    return budget.Meter(run_budget, budget.owner(spec.key), worst)
 
 
 def policy(settings: RequestSettings, **overrides: Any) -> RetryPolicy:

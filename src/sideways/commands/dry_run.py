@@ -92,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     estimates = [estimate(p, lambda k: cache.get(k) is not None, params.requests, params.prices, carried_keys(p))
                  for p in planned]
     print(format_report(estimates, args.by_model))
+    cap = params.requests.max_cost_usd
+    if cap is not None:
+        total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)
+        verdict = "within it" if total <= cap else "over it: predict would stop before sending anything"
+        print(f"requests.max_cost_usd ${cap:,.4f}: the estimate of predict and judge (${total:,.4f}) is {verdict}")
     pending = pending_splits(params) if any(p.stage == EXTRACT for p in planned) else []
     if pending:
         print(f"not priced yet: predict and judge on {', '.join(pending)} (their riddles come from the extract "

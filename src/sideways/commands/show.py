@@ -8,6 +8,7 @@ import json
 import pandas as pd
 
 from sideways.artifacts import paths
+from sideways.artifacts.failures import missing, read_failures, summary
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import SCORES
 from sideways.commands import Subparsers, add_params_option
@@ -40,12 +41,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{split} split, {params.calibration.field}, ranked by the {params.calibration.interval} "
               f"interval (calibration.interval):\n")
         print(format_table(ranked), end="")
+        print(missing_lines(split), end="")
         print(cost_line(params, split))
     exams = json.loads(paths.EXAM_METRICS.read_text()) if paths.EXAM_METRICS.exists() else {}
     for exam, metrics in exams.items():
         print(f"\nexam {exam} (percent, ± se; docs/exams.md):\n")
         print(format_exam_table(metrics), end="")
+        print(missing_lines(exam), end="")
+    failed = summary(read_failures())
+    if failed:
+        print("\n" + "\n".join(failed))
     return 0
+
+
+def missing_lines(benchmark: str) -> str:
+    """One line per model missing from ``benchmark``'s table, with the job that failed and why."""
+    return "".join(f"  {model}: missing, {f.line()}\n" for model, f in missing(benchmark).items())
 
 
 def with_tie_groups(ranked: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -62,9 +73,12 @@ def cost_line(params: Params, split: str) -> str:
     """One line: what the predict and judge stages of ``split`` recorded in ``metrics/cost/``."""
     usd = {"predict": 0.0, "judge": 0.0}
     rows = failed = priced = 0
+    gone = missing(split)
     for stage in usd:
         for model in params.models_taking(split):
             path = paths.cost(stage, split, model.key)
+            if model.key in gone and not path.exists():  # a failed job: named above
+                continue
             if not path.exists():
                 return f"\ncost on {split}: {path} missing (run `dvc repro`)"
             for t in json.loads(path.read_text()).values():

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sideways.artifacts.failures import read_failures, summary
 from sideways.backends.batch_status import BATCHLING_DB, RecordedBatch, recorded_batches
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
@@ -35,6 +36,9 @@ def register(sub: Subparsers) -> None:
                                    "poll found and their age. Reads local files only: no key, no network.")
     add_params_option(p)
     p.add_argument("--cache-dir", metavar="DIR", help="the request cache (default: requests.cache_dir of params)")
+    p.add_argument("--failed", action="store_true",
+                   help="print only the failed jobs of the last run (metrics/failures/) and how to retry; "
+                        "exit status 1 when there is any, 0 when there is none")
     p.set_defaults(func=run_status)
 
 
@@ -47,7 +51,13 @@ def cache_dir(args: argparse.Namespace) -> Path:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    failed = summary(read_failures())
+    if args.failed:
+        print("\n".join(failed or ["no failed job"]))
+        return 1 if failed else 0
     print(status_text(cache_dir(args), time.time()), end="")
+    if failed:
+        print("\nFailed jobs of the last run (metrics/failures/<stage>.json):\n" + "\n".join(failed))
     return 0
 
 

@@ -222,6 +222,10 @@ def parse_params(data: Any, source: str = "params.yaml") -> Params:
         extractor=_extractor(riddles.extract, source),
     )
     _check_takes(params, source)
+    unknown = sorted(set(params.requests.max_cost_usd_per_model) - {m.key for m in models})
+    if unknown:
+        raise ParamsError(f"{source}: requests.max_cost_usd_per_model.{unknown[0]}: not a model of models: "
+                          f"({', '.join(m.key for m in models)})")
     for key, spec in exams.items():
         _check_panels(params.models_taking(key), jury, source, spec.judges, f"exams.{key}.judges")
     return params

@@ -8,7 +8,8 @@ the model's own entry, which its DVC stages track, so changing them reruns exact
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,9 @@ class RequestSettings:
     batch_discount: float = 0.5
     expected_output_tokens: int = 500
     image_tokens: int = 1000
+    # the spending cap (docs/real-models.md, "A spending cap"): USD a run may pay, in all and per model
+    max_cost_usd: float | None = None
+    max_cost_usd_per_model: Mapping[str, float] = field(default_factory=dict)
 
 
 _INTEGERS = frozenset({"max_attempts", "concurrency", "batch_size", "expected_output_tokens", "image_tokens"})
@@ -60,8 +64,11 @@ def _setting(key: str, value: Any, where: str) -> Any:
     if key == "cache_dir":
         return Path(checks.string(value, where))
     lo, hi = _BOUNDS.get(key, (0, None))
-    if key == "rpm":
+    if key in ("rpm", "max_cost_usd"):
         return checks.optional_number(value, where, lo, hi)
+    if key == "max_cost_usd_per_model":
+        caps = checks.mapping(value, where, optional=True)
+        return {str(k): float(checks.number(v, f"{where}.{k}", 0)) for k, v in caps.items()}
     if key in _INTEGERS:
         return checks.integer(value, where, int(lo), None if hi is None else int(hi))
     return checks.number(value, where, lo, hi)

@@ -1,4 +1,4 @@
-"""A coarse stage's jobs: reused when their inputs did not change, written only when all succeeded.
+"""A coarse stage's jobs: reused when their inputs did not change; a failed job fails alone.
 
 ``predict`` and ``judge`` are one DVC stage each over every model, the exam's jobs included
 (docs/design.md, "Coarse stages" and "Every batch in flight"). DVC reruns such a stage whenever any model changes, and
@@ -6,21 +6,38 @@ deletes its output folders first. Each job (one model on one split) therefore lo
 previous files (in the workspace, else in DVC's cache through ``dvc.lock``): when its previous
 table carries the same inputs fingerprint, the three files are reused byte for byte; otherwise
 the job runs, after restoring the answers its previous results carried (nothing is paid twice).
-Nothing is written until every job succeeded.
+Once every job has ended, the files of those that succeeded are written; a job that failed on
+its input or its provider (a :class:`~sideways.core.errors.SidewaysError`: a provider down, too
+many failed items, the spending cap) is named in the stage's failure record instead
+(:mod:`sideways.artifacts.failures`), and the next run retries it alone (docs/design.md, "Failed
+jobs"). Any other exception is a bug: the stage fails and writes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sideways.artifacts.failures import (
+    BLOCKED,
+    PROVIDER_ERROR,
+    SPENDING_CAP,
+    FailedJob,
+    first_line,
+    http_status,
+    write_failures,
+)
 from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, table_inputs
 from sideways.artifacts.previous import previous_bytes, previous_output
-from sideways.jobs.fanout import Job, run_jobs
+from sideways.core.errors import SidewaysError
+from sideways.jobs.fanout import Failed, Job, JobsFailed, settle_jobs
+from sideways.llm import budget
 from sideways.llm.answers import answers_bytes, restore_previous, used
+from sideways.llm.budget import SpendingCapReached, owned_by
 from sideways.llm.cache import RequestCache
 
 if TYPE_CHECKING:
@@ -89,15 +106,38 @@ def previous_result(stage: str, files: JobFiles, inputs: str) -> Result | None:
 
 
 @dataclass(frozen=True)
+class JobId:
+    """What a job is for: its kind (predict, judge, exam_predict, exam_judge), model and benchmark."""
+
+    kind: str
+    model: str
+    benchmark: str
+
+
+@dataclass(frozen=True)
 class PaidJob:
     """A job of a coarse stage: ``previous`` gives its reused files (or None), ``job`` runs it."""
 
     previous: Callable[[], Result | None]
     job: Job[Result]
+    id: JobId | None = None
+
+
+class Blocked(SidewaysError):
+    """The job could not run: a job it needs failed (a judge job whose predict job failed)."""
+
+
+def blocked_job(name: str, provider: str, id: JobId, why: str) -> PaidJob:
+    """A job that fails at once with ``why``, as a failed job of the stage (reason ``blocked``)."""
+
+    def run() -> Result:
+        raise Blocked(why)
+
+    return PaidJob(lambda: None, Job(name, provider, run), id)
 
 
 def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str, cache: RequestCache,
-             work: Callable[[], Work]) -> PaidJob:
+             work: Callable[[], Work], id: JobId | None = None) -> PaidJob:
     """The job ``name`` of ``stage``: its previous files if ``inputs`` match, else ``work`` run
     after restoring the answers its previous results carried."""
 
@@ -105,25 +145,37 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
         restored = restore_previous(stage, files.answers, cache)
         if restored:
             print(f"{name}: {restored} answers restored from the previous results", file=sys.stderr)
-        made = work()
+        with owned_by(id.model) if id is not None else contextlib.nullcontext():  # the per-model cap
+            made = work()
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
                       answers_bytes(used(made.keys, cache, made.answered)), json_bytes(made.cost), reused=False)
 
-    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run))
+    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run), id)
 
 
-def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path]) -> list[Result]:
-    """Run the ``jobs`` that cannot reuse their previous files, then write every file (atomically),
-    remove any other file under ``folders`` (the stage owns them: a removed model's files go), and
-    say how many jobs were reused and which ran.
+def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root: Path | None = None) -> list[Result]:
+    """Run the ``jobs`` that cannot reuse their previous files, then write the files of every job
+    that succeeded (atomically) and, under ``root`` (the project; None: not), the stage's failure
+    record and retry marker (:func:`sideways.artifacts.failures.write_failures`), remove any other file under
+    ``folders`` (the stage owns them: a removed model's files go, and a failed job's), and say how
+    many jobs were reused, which ran and which failed.
 
     Reuse is decided here, before any thread starts: adding one model to 48 ran 147 threads that
     only copied files back. Reused bytes come from DVC's cache, already durable, so they are
     renamed into place without an fsync; new ones are fsync'd.
     """
     previous = [j.previous() for j in jobs]
-    fresh = iter(run_jobs([j.job for j, p in zip(jobs, previous, strict=True) if p is None]))
-    results = [p if p is not None else next(fresh) for p in previous]
+    to_run: list[Job[Result]] = [j.job for j, p in zip(jobs, previous, strict=True) if p is None]
+    settled: list[Result | Failed] = settle_jobs(to_run)
+    fresh = iter(settled)
+    outcomes = [p if p is not None else next(fresh) for p in previous]
+    bugs = {j.job.name: o.error for j, o in zip(jobs, outcomes, strict=True)
+            if isinstance(o, Failed) and not isinstance(root_error(o.error), SidewaysError)}
+    if bugs:
+        raise JobsFailed(bugs, total=len(jobs))
+    results = [o for o in outcomes if isinstance(o, Result)]
+    errors = [(j, root_error(o.error)) for j, o in zip(jobs, outcomes, strict=True) if isinstance(o, Failed)]
+    failed = [failed_job(j, e) for j, e in errors]
     keep = set()
     for r in results:
         for path, data in ((r.files.table, r.table), (r.files.answers, r.answers), (r.files.cost, r.cost)):
@@ -134,7 +186,33 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path]) -> l
         for path in sorted(folder.rglob("*")):
             if path.is_file() and path.resolve() not in keep:
                 path.unlink()
-    ran = [j.job.name for j, r in zip(jobs, results, strict=True) if not r.reused]
+    if root is not None:
+        run_budget = budget.current()
+        spent = None if run_budget is None else run_budget.total_spent() - run_budget.spent_before
+        write_failures(stage, failed, root, spent)
+    ran = [j.job.name for j, o in zip(jobs, outcomes, strict=True) if isinstance(o, Result) and not o.reused]
     names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
-    print(f"{stage}: {len(results) - len(ran)} jobs reused, {len(ran)} ran{names}", file=sys.stderr)
+    lost = f"; {len(failed)} failed: {', '.join(f.job for f in failed)}" if failed else ""
+    print(f"{stage}: {len(results) - len(ran)} jobs reused, {len(ran)} ran{names}{lost}", file=sys.stderr)
+    for j, e in errors:  # the whole error here; the record and the summaries keep its first line
+        print(f"failed: {j.job.name} ({j.job.provider}): {e}", file=sys.stderr)
     return results
+
+
+def root_error(error: BaseException) -> BaseException:
+    """The error behind a job's: a judge job fans out its panel's judges, and fails with theirs."""
+    while isinstance(error, JobsFailed) and error.failures:
+        inner = list(error.failures.values())
+        error = next((e for e in inner if isinstance(root_error(e), SpendingCapReached)), inner[0])
+    return error
+
+
+def failed_job(job: PaidJob, error: BaseException) -> FailedJob:
+    """The failure record's entry for ``job``, which raised ``error``."""
+    error = root_error(error)
+    text = str(error) or type(error).__name__
+    reason = SPENDING_CAP if isinstance(error, SpendingCapReached) else BLOCKED if isinstance(error, Blocked) \
+        else PROVIDER_ERROR
+    id = job.id or JobId("", "", "")
+    return FailedJob(job.job.name, id.kind, id.model, id.benchmark, job.job.provider, reason, http_status(text),
+                     first_line(text))

@@ -23,7 +23,7 @@ from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.kinds import needs_judges
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
+from sideways.jobs.coarse import JobFiles, JobId, PaidJob, Work, answered_keys, blocked_job, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -67,7 +67,8 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
                     exam_files("exam_predict", exam.key, model.key),
-                    exam_predict_inputs(params, exam, model, code), cache, work)
+                    exam_predict_inputs(params, exam, model, code), cache, work,
+                    JobId("exam_predict", model.key, exam.key))
 
 
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
@@ -93,8 +94,12 @@ def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunCon
                     answered_keys(grades, "judge", senders(exam_panel(params, exam, model))))
 
     provider = ",".join(sorted({j.provider for j in exam_panel(params, exam, model)})) or model.provider
+    id = JobId("exam_judge", model.key, exam.key)
+    if not paths.exam_predictions(exam.key, model.key).exists():  # its exam_predict job failed
+        why = f"{job_name('exam_predict', model.key, exam.key)} failed: nothing to grade"
+        return blocked_job(name, provider, id, why)
     return paid_job(paths.dvc_stage("exam_judge"), name, provider, exam_files("exam_judge", exam.key, model.key),
-                    exam_judge_inputs(params, exam, model, code), cache, work)
+                    exam_judge_inputs(params, exam, model, code), cache, work, id)
 
 
 def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, code: str) -> list[PaidJob]:

@@ -75,6 +75,22 @@ def failure_summary(failures: dict[str, BaseException], total: int | None = None
 def run_jobs(jobs: Sequence[Job[T]]) -> list[T]:  # noqa: UP047 - the API issue 19 shares
     """Run every job; results in the order given. When any failed, raise JobsFailed after all
     have ended (the others' answers are in the request cache, so a rerun pays only the failed)."""
+    outcomes = settle_jobs(jobs)
+    failures = {job.name: value for job, value in zip(jobs, outcomes, strict=True) if isinstance(value, Failed)}
+    if failures:
+        raise JobsFailed({name: f.error for name, f in failures.items()}, total=len(jobs))
+    return [cast(T, value) for value in outcomes]
+
+
+@dataclass(frozen=True)
+class Failed:
+    """How a job of :func:`settle_jobs` ended when it raised."""
+
+    error: BaseException
+
+
+def settle_jobs(jobs: Sequence[Job[T]]) -> list[T | Failed]:  # noqa: UP047 - the API issue 19 shares
+    """Run every job; each one's result, or :class:`Failed` with its error, in the order given."""
     names = [job.name for job in jobs]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -94,11 +110,7 @@ def run_jobs(jobs: Sequence[Job[T]]) -> list[T]:  # noqa: UP047 - the API issue 
             _active.reset(token)
             for group in made:
                 group.close()
-    failures = {job.name: cast(BaseException, value) for job, (ok, value) in zip(jobs, outcomes, strict=True)
-                if not ok}
-    if failures:
-        raise JobsFailed(failures, total=len(jobs))
-    return [cast(T, value) for _, value in outcomes]
+    return [cast(T, value) if ok else Failed(cast(BaseException, value)) for ok, value in outcomes]
 
 
 # The provider bars of the outermost run_jobs: a run_jobs inside a job (a judge job fanning out

@@ -24,7 +24,7 @@ from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, answered_keys, paid_job, senders
+from sideways.jobs.coarse import JobFiles, JobId, PaidJob, Work, answered_keys, blocked_job, paid_job, senders
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -75,7 +75,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
                     predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
-                    predict_inputs(params, model, split, code), cache, work)
+                    predict_inputs(params, model, split, code), cache, work, JobId("predict", model.key, split))
 
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
@@ -101,8 +101,11 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
                     answered_keys(table, "judge", senders(params.jury.panel(model.provider))))
 
     provider = ",".join(sorted({j.provider for j in params.jury.panel(model.provider)}))
+    id = JobId("judge", model.key, split)
+    if not paths.predictions(split, model.key).exists():  # its predict job failed (metrics/failures/predict.json)
+        return blocked_job(name, provider, id, f"{job_name('predict', model.key, split)} failed: nothing to judge")
     return paid_job("judge", name, provider, job_files("judge", split, model.key),
-                    judge_inputs(params, model, split, code), cache, work)
+                    judge_inputs(params, model, split, code), cache, work, id)
 
 
 def riddle_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, code: str) -> list[PaidJob]:

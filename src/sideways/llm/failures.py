@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sideways.core.errors import RequestError
+from sideways.llm.budget import SPENDING_CAP_ERROR, SpendingCapReached
 
 
 def failure_summary(df: pd.DataFrame) -> dict[str, int]:
@@ -23,6 +24,7 @@ def check_failure_share(df: pd.DataFrame, max_share: float, what: str, *, replay
     """
     if df.empty:
         return
+    check_spending_cap(df, what)
     failed = df[df["status"] != "ok"]
     share = len(failed) / len(df)
     if share <= max_share:
@@ -36,6 +38,18 @@ def check_failure_share(df: pd.DataFrame, max_share: float, what: str, *, replay
         f"{max_share:.0%}); by status {failure_summary(df)}; first failures: " + " | ".join(examples)
         + ". Nothing was written; " + (_REPLAY_ADVICE if replay else _REQUEST_ADVICE)
     )
+
+
+def check_spending_cap(df: pd.DataFrame, what: str) -> None:
+    """Raise :class:`SpendingCapReached` when rows of ``df`` were not sent for the spending cap: the
+    job is unfinished (its answered requests are cached; a rerun with a higher cap sends the rest)."""
+    if "error" not in df.columns:
+        return
+    capped = df[df["error"].fillna("").astype(str).str.startswith(SPENDING_CAP_ERROR)]
+    if capped.empty:
+        return
+    first = str(capped["error"].iloc[0])
+    raise SpendingCapReached(f"{what}: {len(capped)} of {len(df)} requests not sent, the first: {first}")
 
 
 # the id column of each benchmark's tables: a riddle's, an exam question's

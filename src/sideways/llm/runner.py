@@ -24,6 +24,7 @@ import httpx
 
 from sideways.core.progress import counter, current_job
 from sideways.core.retry_after import parse_retry_after
+from sideways.llm.budget import SPENDING_CAP_ERROR, Meter
 from sideways.llm.cache import RequestCache, canonical_json, encode, key_parts, make_record, payload_key, readable
 from sideways.llm.journal import Journal, recover
 from sideways.llm.paidlock import sending
@@ -114,6 +115,7 @@ class RunOptions:
     seed: int = 0
     desc: str = ""
     gate: EndpointGate | None = None  # shared with other jobs' runs to the same endpoint (a fan-out)
+    meter: Meter | None = None  # the spending cap (sideways.llm.budget): None when no cap is set
 
 
 def is_deterministic_rejection(status: int | None) -> bool:
@@ -191,19 +193,19 @@ async def _send_misses(
     limiter = RpmLimiter(options.rpm)
     rng = random.Random(options.seed)
     loop = asyncio.get_running_loop()
-    pending = plan.pending()
+    pending = _metered(plan, options.meter)
 
     async def worker() -> None:
-        # One worker per concurrency slot, taking the next miss when it is free (building that
-        # call, its key and its cache lookup then, not all up front). A slot is busy until its
-        # answer is journalled (one write(), no await): a SIGKILL loses at most the answers in flight.
-        for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
+        # One worker per concurrency slot, taking the next miss (and its cap reservation) when it is free;
+        # busy until its answer is journalled (one write(), no await): a SIGKILL loses only those in flight.
+        for key, call, worst in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
             plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
             result.record = _redacted_record(key, call, result, account, options.batch, redact)
             if result.record is not None:
                 journal.append(key, encode(result.record))
+            _settle(options.meter, worst, result)
             plan.settle(key, result)
             if on_fresh is not None:
                 loop.call_soon(on_fresh, result)
@@ -313,6 +315,37 @@ class _Plan:
                 out.append(Result(call, key, r.response, r.error, False, r.attempts, r.elapsed_s,
                                   r.status_code, r.record))
         return out
+
+
+def _metered(plan: _Plan, meter: Meter | None) -> Iterator[tuple[str, Call, float | None]]:
+    """The plan's misses, each with the worst case it reserved under the spending cap (None: no cap).
+    A miss the cap refuses ends here, never sent and never cached: a rerun with a higher cap sends it."""
+    for key, call in plan.pending():
+        if meter is None:
+            yield key, call, None
+            continue
+        worst = meter.worst(call)
+        refusal = meter.budget.reserve(meter.owner, worst)
+        if refusal is None:
+            yield key, call, worst
+        else:
+            plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+
+
+def _settle(meter: Meter | None, worst: float | None, result: Result) -> None:
+    """A sent request ended: what it cost replaces its reservation."""
+    if meter is not None and worst is not None:
+        meter.budget.settle(meter.owner, worst, _charged(result, worst))
+
+
+def _charged(result: Result, worst: float) -> float:
+    """What a sent request cost: its priced usage; the worst case when that is unknown (no usage, or
+    no answer after a timeout or a dropped connection: the provider may have billed it); nothing for
+    an HTTP error (providers do not bill those)."""
+    cost = None if result.record is None else result.record.get("cost_usd")
+    if result.error is None:
+        return float(cost) if cost is not None else worst
+    return 0.0 if result.status_code is not None else worst
 
 
 def _redacted_record(key: str, call: Call, result: Result, account: Account, batch: bool,

@@ -10,12 +10,12 @@ one token). Requests in the local request cache, or carried by the stage's previ
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sideways.config.prices import PriceTable
 from sideways.config.requests import RequestSettings
+from sideways.llm.budget import body_size
 from sideways.llm.runner import Call
 from sideways.planning.plan import Planned
 
@@ -40,30 +40,8 @@ class Estimate:
 
 def input_tokens(call: Call, image_tokens: int) -> int:
     """A rough count: text characters / 4, plus a flat amount per image."""
-    texts, images = 0, 0
-    for key, value in _strings(call.body):
-        if _is_image(key, value):
-            images += 1
-        else:
-            texts += len(value)
+    texts, _, images = body_size(call.body)
     return math.ceil(texts / 4) + images * image_tokens
-
-
-def _strings(obj: Any, key: str = "") -> Iterable[tuple[str, str]]:
-    """Every string of a request body, with the key it sits under."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _strings(v, k)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _strings(v, key)
-    elif isinstance(obj, str):
-        yield key, obj
-
-
-def _is_image(key: str, value: str) -> bool:
-    """A data URL (OpenAI format) or the base64 ``data`` of an Anthropic or Gemini image part."""
-    return (value.startswith("data:") and ";base64," in value[:80]) or (key == "data" and " " not in value[:64])
 
 
 def estimate(planned: Planned, is_cached: Callable[[str], bool], settings: RequestSettings,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sideways.artifacts.failures import FailedJob
 from sideways.config.params import Params
 from sideways.report import analytics as an
 from sideways.report.exam_page import exam_page
@@ -46,11 +47,22 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
     }
 
 
+def missing_rows(failed: Sequence[FailedJob], benchmark: str) -> list[dict[str, str]]:
+    """A row per model missing from ``benchmark``: the first of its jobs there that failed, and why."""
+    seen: dict[str, FailedJob] = {}
+    for f in failed:
+        if f.benchmark == benchmark and f.model not in seen:
+            seen[f.model] = f
+    return [{"model": m, "job": f.job, "line": f.line()} for m, f in seen.items()]
+
+
 def build_report(splits: dict[str, SplitTables], params: Params, header: dict[str, Any],
-                 exams: Sequence[ExamTables] = (), compare: dict[str, Any] | None = None) -> Report:
+                 exams: Sequence[ExamTables] = (), compare: dict[str, Any] | None = None,
+                 failed: Sequence[FailedJob] = ()) -> Report:
     """The whole report from each split's tables and each exam's (a page each, in the order
     given; none without exams); ``header`` says what produced it. ``compare`` (``sideways report
-    --compare REV``): the rows of ``sideways diff REV`` for the compare page."""
+    --compare REV``): the rows of ``sideways diff REV`` for the compare page. ``failed``: the paid
+    jobs that failed (docs/design.md, "Failed jobs"): each leaderboard names the models they leave out."""
     field = params.calibration.field
     models = [m.key for m in params.models]
     summary: dict[str, Any] = {
@@ -72,7 +84,9 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
             "index": index,
             "chunks": len(chunks[split]),
             "pairwise": pairwise(rank_leaderboard(t.scores), t.jury, t.annotations),
+            "missing": missing_rows(failed, split),
         }
+    summary["failed"] = [{"job": f.job, "line": f.line()} for f in failed]
     summary["compare"] = compare
     summary["exams"], exam_chunks = [], {}
     for e in exams:

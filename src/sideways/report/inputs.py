@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from sideways.artifacts import paths
+from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables
 from sideways.artifacts.schema import (
     ANNOTATIONS,
@@ -57,7 +58,7 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     knows where an exam's outputs live (``metrics`` and ``topics`` hold every exam, by key)."""
     out = {}
     for exam in params.exams:
-        keys = [m.key for m in params.models_taking(exam)]
+        keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
                      "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
                      "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
@@ -86,7 +87,7 @@ def read_exams(params: Params) -> list[ExamTables]:
 
 def read_split(params: Params, split: str) -> SplitTables:
     """Read ``split``'s tables for the models that take it (never a glob: docs/design.md)."""
-    keys = [m.key for m in params.models_taking(split)]
+    keys = with_results([m.key for m in params.models_taking(split)], split)  # less its failed jobs
     return SplitTables(
         riddles=read_table(paths.split_table(split), RIDDLES),
         predictions=read_tables([paths.predictions(split, k) for k in keys], PREDICTIONS, f"{split} predictions"),
@@ -103,8 +104,8 @@ def input_files(params: Params) -> list[str]:
     for split in params.splits:
         files += [str(paths.split_table(split)), str(paths.annotations(split)), str(paths.jury(split)),
                   str(paths.scores(split))]
-        for m in params.models_taking(split):
-            files += [str(paths.predictions(split, m.key)), str(paths.judgments(split, m.key))]
+        for key in with_results([m.key for m in params.models_taking(split)], split):
+            files += [str(paths.predictions(split, key)), str(paths.judgments(split, key))]
     for exam in exam_files(params).values():  # no grades on an exam of multiple choice only
         files += [str(f) for name, table in exam.items() for f in table if name != "grades" or f.exists()]
     return files

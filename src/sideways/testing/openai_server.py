@@ -7,7 +7,7 @@ when asked, JSON wrapped in prose otherwise), and counts every request by the SH
 body, so tests can check that nothing answered was sent twice. Faults are scripted per prompt:
 ``plan`` maps a substring of the prompt (e.g. a riddle id) to the outcomes of successive attempts:
 
-``ok`` ``429`` (with Retry-After) ``500`` ``timeout`` (sleeps past the client timeout)
+``ok`` ``429`` (with Retry-After) ``500`` ``503`` (``{"": ["503"]}``: down) ``timeout`` (sleeps past the client timeout)
 ``malformed`` (200 with a non-JSON body) ``truncated`` (finish_reason=length, cut JSON)
 ``garbage`` (200, prose without JSON) ``echo_auth`` (400 that echoes the Authorization header)
 ``400`` (a permanent client error) ``drop`` (closes the connection) ``no_logprobs`` (a reply
@@ -125,6 +125,8 @@ class FakeOpenAI:
                                      headers={"Retry-After": str(b.retry_after_s)})
         if outcome == "500":
             return web.json_response({"error": {"message": "internal error"}}, status=500)
+        if outcome == "503":
+            return web.json_response({"error": {"message": "service unavailable"}}, status=503)
         if outcome == "400":
             return web.json_response({"error": {"message": "bad request: model refuses"}}, status=400)
         if outcome == "echo_auth":

@@ -166,6 +166,10 @@
     const others = rows.length ? rows[0].intervals.slice(1).map((iv) => iv.name).join(", ") : "";
     sec.appendChild(el("h2", {}, `Leaderboard, ${state.split} split (${D.header.field}, calibrated, 95% ${ranking} interval)`));
     sec.appendChild(el("table", { id: "lb-table" }, el("thead", {}, head), body));
+    const missing = data().missing || [];  /* models whose paid jobs failed (metrics/failures/) */
+    if (missing.length) sec.appendChild(el("div", { class: "missing", id: "lb-missing" },
+      el("p", {}, `Missing from this leaderboard (${missing.length}): a paid job failed; \`make repro\` retries it.`),
+      el("ul", {}, ...missing.map((m) => el("li", {}, `${m.model}: ${m.line}`)))));
     sec.appendChild(el("p", { class: "legend" }, `Bar: the ${ranking} 95% interval (ranks, score and \u00b1 follow it) on a 0-100 scale` +
       (others ? `, thin orange bar: the ${others} interval` : "") + ", dot: the score" +
       (sim ? ", red tick: the true score (simulation)" : "") + ". Ranks are within a hint count; click a header to sort."));

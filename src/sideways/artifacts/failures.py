@@ -1,0 +1,186 @@
+"""Failed jobs: the record each paid stage writes, and what the stages after it make of it.
+
+A paid stage (``predict``, ``judge``) whose job fails (a provider down, too many failed items, the
+spending cap) still writes every other job's files, and records the failed ones in
+``metrics/failures/<stage>.json`` (a DVC output of the stage): one entry per failed job with its
+model, benchmark, provider, reason, HTTP status and first error line. The per-split stages, the
+exam's scores and the report read it to run on the models that have results and to say which are
+missing and why; ``sideways show``, ``sideways status`` and ``make repro`` print it.
+
+A failed job must be retried by the next ``dvc repro``, though DVC saw the stage succeed: the
+``failures`` stage, last in the pipeline, bumps ``data/retry/<stage>.json`` (a dependency of the
+paid stage, tracked in git) while jobs are failed, and exits non-zero (docs/design.md, "Failed
+jobs").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sideways.artifacts import paths
+from sideways.artifacts.io import atomic_write_bytes, json_bytes
+from sideways.core.errors import SchemaError
+
+PAID_STAGES = ("predict", "judge")
+FAILURES_DIR = paths.METRICS / "failures"
+RETRY_DIR = paths.DATA / "retry"
+
+PROVIDER_ERROR = "provider error"
+SPENDING_CAP = "spending cap"
+BLOCKED = "blocked"  # a judge job whose model's predict job failed
+
+
+@dataclass(frozen=True)
+class FailedJob:
+    """One failed job, as the record and every summary name it."""
+
+    job: str  # predict@atlas-large-llm
+    kind: str  # predict, judge, exam_predict, exam_judge
+    model: str
+    benchmark: str  # a riddle split or an exam key
+    provider: str
+    reason: str  # PROVIDER_ERROR, SPENDING_CAP or BLOCKED
+    status: int | None  # the HTTP status of its first failed request, when there was one
+    error: str  # the first line of its error
+
+    def line(self) -> str:
+        """``predict@d-llm: provider bad, HTTP 503, provider error: <first error line>``."""
+        status = f", HTTP {self.status}" if self.status is not None else ""
+        return f"{self.job}: provider {self.provider}{status}, {self.reason}: {self.error}"
+
+
+def failures_path(stage: str) -> Path:
+    """The failure record of paid ``stage`` (predict or judge)."""
+    return FAILURES_DIR / f"{stage}.json"
+
+
+def retry_marker(stage: str) -> Path:
+    """The file the ``failures`` stage changes while ``stage`` has failed jobs (a dependency of ``stage``)."""
+    return RETRY_DIR / f"{stage}.json"
+
+
+_STATUS = re.compile(r"HTTP (\d{3})")
+
+
+_COUNTS = re.compile(r"\d+ of \d+ items failed")
+_FIRST = re.compile(r"first failures: (.*?)(?: \| |\. Nothing was written|$)")
+
+
+def first_line(text: str) -> str:
+    """The first line of an error (a line break a :class:`SidewaysError` escaped counts as one), at
+    most 300 characters; of a too-many-failures error, its counts and its first failed item's error."""
+    line = (text.replace("\\n", "\n").strip().splitlines() or [""])[0]
+    counts, first = _COUNTS.search(line), _FIRST.search(line)
+    if counts and first:
+        line = f"{counts.group(0)}, the first: {first.group(1)}"
+    return line[:300]
+
+
+def http_status(text: str) -> int | None:
+    """The first HTTP status an error message names, or None."""
+    match = _STATUS.search(text)
+    return int(match.group(1)) if match else None
+
+
+def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None) -> None:
+    """The failure record of ``stage``, sorted by job (an empty list when every job succeeded), and
+    ``spent``: what its requests cost in this execution, when a spending cap was set. With failed
+    jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
+    jobs = sorted(failed, key=lambda f: f.job)
+    record: dict[str, Any] = {"stage": stage, "failed": [asdict(f) for f in jobs]}
+    if spent is not None:
+        record["spent_usd"] = round(spent, 8)
+    atomic_write_bytes(root / failures_path(stage), json_bytes(record))
+    if jobs:
+        attempt = int(read_marker(stage, root).get("attempt", 0)) + 1
+        write_marker(stage, {"stage": stage, "attempt": attempt, "state": "failed", "failed": [f.job for f in jobs]},
+                     root)
+
+
+def recorded_spend(stage: str, root: Path = Path(".")) -> float:
+    """What ``stage`` spent in its last execution under a spending cap, as its record says (else 0)."""
+    path = root / failures_path(stage)
+    try:
+        return float(json.loads(path.read_text()).get("spent_usd") or 0.0)
+    except FileNotFoundError:
+        return 0.0
+    except (ValueError, AttributeError) as exc:
+        raise SchemaError(f"{path}: not a failure record ({exc})") from exc
+
+
+def read_marker(stage: str, root: Path = Path(".")) -> dict[str, Any]:
+    """The retry marker of ``stage`` ({} when there is none yet)."""
+    path = root / retry_marker(stage)
+    try:
+        data: Any = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:
+        raise SchemaError(f"{path}: not a retry marker ({exc})") from exc
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def write_marker(stage: str, marker: dict[str, Any], root: Path = Path(".")) -> None:
+    atomic_write_bytes(root / retry_marker(stage), json_bytes(marker))
+
+
+def mark_retry(stage: str, root: Path = Path(".")) -> bool:
+    """After a run: a marker the stage left ``failed`` becomes ``retry``, so the stage's dependency
+    differs from what DVC recorded and the next ``dvc repro`` runs it again (its failed jobs only).
+    Each failed run is a new attempt, so the marker never returns to a state DVC saw with failures
+    (nor one its run-cache holds). True when the marker changed."""
+    marker = read_marker(stage, root)
+    if marker.get("state") != "failed":
+        return False
+    write_marker(stage, {**marker, "state": "retry"}, root)
+    return True
+
+
+def read_failures(stages: Sequence[str] = PAID_STAGES, root: Path = Path(".")) -> list[FailedJob]:
+    """Every failed job the records of ``stages`` name (none for a record not written yet)."""
+    out: list[FailedJob] = []
+    for stage in stages:
+        path = root / failures_path(stage)
+        if not path.is_file():
+            continue
+        try:
+            data: Any = json.loads(path.read_text())
+            out += [FailedJob(**entry) for entry in data["failed"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SchemaError(f"{path}: not a failure record ({exc})") from exc
+    return out
+
+
+def missing(benchmark: str, root: Path = Path(".")) -> dict[str, FailedJob]:
+    """Models without results on ``benchmark`` (a split or an exam key): model -> its first failed job.
+
+    A model is missing when any of its jobs on the benchmark failed (its predict job, or its judge
+    job: a model without verdicts cannot be scored)."""
+    found: dict[str, FailedJob] = {}
+    for f in read_failures(root=root):
+        if f.benchmark == benchmark and (f.model not in found or found[f.model].reason == BLOCKED):
+            found[f.model] = f
+    return found
+
+
+def with_results(keys: Iterable[str], benchmark: str, root: Path = Path(".")) -> list[str]:
+    """``keys`` (models that take ``benchmark``, in params order) less those missing on it."""
+    gone = missing(benchmark, root)
+    return [k for k in keys if k not in gone]
+
+
+def summary(failed: Sequence[FailedJob]) -> list[str]:
+    """The lines ``make repro`` and the ``failures`` stage end with: what failed and how to retry."""
+    if not failed:
+        return []
+    lines = [f"{len(failed)} job(s) failed; every other job's results are written:"]
+    lines += [f"  {f.line()}" for f in failed]
+    capped = any(f.reason == SPENDING_CAP for f in failed)
+    lines.append("retry: `make repro` (or `dvc repro`) runs only the failed jobs and reuses every other one"
+                 + ("; raise requests.max_cost_usd first for the spending cap" if capped else ""))
+    return lines

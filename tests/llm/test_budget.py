@@ -1,0 +1,73 @@
+"""The spending cap while requests go out (sideways.llm.budget), against the fake OpenAI server's usage."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from helpers import ROOT
+from helpers.request_layer import context, make_riddles, model_spec
+from sideways.backends.openai_compatible import OpenAICompatibleBackend
+from sideways.config.params import parse_params
+from sideways.core.errors import ParamsError
+from sideways.llm import budget
+from sideways.llm.budget import Budget, SpendingCapReached
+from sideways.llm.cache import RequestCache
+from sideways.llm.failures import check_failure_share
+from sideways.testing.openai_server import Behaviour, FakeServer
+
+PRICES = {"local-model-1": {"input_per_mtok": 1.0, "output_per_mtok": 10_000.0}}
+
+
+@pytest.fixture
+def installed():
+    yield budget.install
+    budget.install(None)
+
+
+def test_reserve_refuses_past_the_cap_and_stops_there():
+    b = Budget(cap=1.0)
+    assert b.reserve("m", 0.6) is None
+    assert "worst case $0.600000 > requests.max_cost_usd $1.000000" in b.reserve("m", 0.6)
+    b.settle("m", 0.6, 0.1)
+    assert b.reserve("m", 0.1) == "sending stopped at the cap earlier in this run"  # once stopped, stopped
+    assert b.total_spent() == pytest.approx(0.1)
+    assert "has no price" in Budget(cap=1.0).reserve("m", None)
+
+
+def test_a_per_model_cap_stops_that_model_only():
+    b = Budget(per_model={"a": 0.5})
+    assert b.reserve("a", 0.4) is None and "max_cost_usd_per_model.a $0.500000" in b.reserve("a", 0.4)
+    assert b.reserve("b", 5.0) is None
+
+
+def test_a_run_stops_within_one_request_of_the_cap_and_the_rest_is_sent_once_later(tmp_path, installed):
+    riddles = make_riddles(12)
+    with FakeServer(Behaviour()) as server:
+        spec = model_spec(server.base_url, concurrency=1, max_tokens=64)
+        ctx = context(tmp_path, prices=PRICES)
+        cap = 12 * 15 * 10_000.0 / 1e6  # 15 tokens a reply: the fake's replies are longer
+        installed(Budget(cap=cap))
+        df = OpenAICompatibleBackend().predict(riddles, spec, ctx)
+        spent = budget.current().total_spent()
+        capped = df["error"].fillna("").str.startswith("spending cap")
+        assert 0 < server.fake.requests < 12 and capped.sum() == 12 - server.fake.requests
+        records = list(RequestCache(tmp_path / "cache").records())
+        assert len(records) == server.fake.requests and spent == pytest.approx(sum(r["cost_usd"] for r in records))
+        worst = budget.worst_case(server.fake.bodies[0], ("local-m", "local-model-1"), 64, ctx.prices, batch=False,
+                                  discount=0.5, image_tokens=1000)
+        assert spent <= cap < spent + worst  # within one request's worst case
+        with pytest.raises(SpendingCapReached, match="requests not sent, the first: spending cap"):
+            check_failure_share(df, 0.05, "predict@local-m-llm")
+
+        installed(Budget(cap=cap * 10))  # a higher cap: only what was not sent goes out
+        again = OpenAICompatibleBackend().predict(riddles, spec, ctx)
+        assert (again["status"] == "ok").all() and server.fake.requests == 12
+        assert set(server.fake.by_body.values()) == {1}
+
+
+def test_a_per_model_cap_must_name_a_model():
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data["requests"]["max_cost_usd_per_model"] = {"nobody": 1.0}
+    with pytest.raises(ParamsError, match="requests.max_cost_usd_per_model.nobody: not a model"):
+        parse_params(data)
