@@ -5,11 +5,12 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 BIN := $(VENV)/bin
 export DVC_NO_ANALYTICS := 1
-# Stage commands call `python`: make it the environment's.
-export PATH := $(CURDIR)/$(BIN):$(PATH)
+# Stage commands call `python`: make it the environment's (VENV may be another folder's, absolute).
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: repro push test check check-params env clean-env bench screenshot
 
+# `remotes`: DVC's S3, SSH, GCS and Azure plugins, so that any remote the docs name works (docs/remotes.md).
 $(STAMP): pyproject.toml scripts/find_python.sh
 	@set -e; \
 	if [ ! -x $(BIN)/python ] || ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml scripts/find_python.sh
 		rm -rf $(VENV); "$$PY" -m venv $(VENV); \
 	fi; \
 	$(BIN)/python -m pip install --quiet --upgrade pip; \
-	$(BIN)/python -m pip install --quiet -e '.[test]'; \
+	$(BIN)/python -m pip install --quiet -e '.[test,remotes]'; \
 	touch $(STAMP)
 
 env: $(STAMP)

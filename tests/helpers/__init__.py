@@ -9,6 +9,7 @@ hub_layout       a directory laid out like the Hugging Face dataset
 exact_reference  the exact interval of the stratified bootstrap, computed without sideways
 browser          the OS Chromium driven by Playwright (skips with the install hint without one)
 label_project    a project the annotation app can serve (no DVC), and the app as a real server process
+remote_servers   DVC remotes on 127.0.0.1: moto's S3 server and the OS's sshd (skips with the install hint without one)
 
 Fixtures (``riddles``, ``default_params``, ``server``, ``browser``) live in ``tests/conftest.py``.
 """

@@ -4,7 +4,8 @@ one by one the way DVC runs them.
 ``copy_project`` copies the files git would ship; ``run`` runs a command there in an isolated
 environment (DVC's config and site cache, Hugging Face caches, git identity, and the copy's
 own ``src`` first on the path); ``repro`` returns the stages DVC *executed*, i.e. printed
-``Running stage '<name>'`` for (a stage restored from the run-cache is not executed).
+``Running stage '<name>'`` for (a stage restored from the run-cache is not executed); ``make``
+runs a target of the copy's Makefile on this environment (nothing installed).
 ``make_project`` and ``run_stage`` skip DVC: a temporary project made of this repository's
 params.yaml with ``riddles`` changed, and ``python stages/<name>.py`` run in it on this
 repository's code.
@@ -59,12 +60,27 @@ def env(repo: Path, src: Path | None = None, home: Path | None = None) -> dict[s
     return out
 
 
-def run(repo: Path, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``cmd`` in ``repo`` (``dvc``, ``python`` and ``sideways`` from this environment)."""
+def run(repo: Path, *cmd: str, check: bool = True, environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in ``repo`` (``dvc``, ``python`` and ``sideways`` from this environment), in
+    ``environ`` (default: :func:`env`), with no standard input (nothing may wait for a prompt)."""
     exe = str(BIN / cmd[0]) if cmd[0] in ("dvc", "python", "sideways") else cmd[0]
-    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=env(repo), capture_output=True, text=True)
+    proc = subprocess.run([exe, *cmd[1:]], cwd=repo, env=environ or env(repo), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def make(repo: Path, *targets: str, environ: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    """``make <targets>`` in ``repo`` (a copy or clone holding the Makefile) on this environment: the
+    Makefile's VENV is this interpreter's, and its install stamp a fresh file outside ``repo``, so make
+    installs nothing and leaves the work tree as git has it."""
+    stamp = repo.parent / f".{repo.name}.installed"
+    stamp.touch()  # newer than the repo's pyproject.toml
+    proc = subprocess.run(["make", "--no-print-directory", *targets, f"VENV={BIN.parent}", f"STAMP={stamp}"],
+                          cwd=repo, env=environ or env(repo), capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"make {' '.join(targets)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 from sideways.core.errors import CalibrationError
 from sideways.scoring.calibration import jury_bins
-from sideways.scoring.hierarchy import Prior, mixture_rates, pooled_priors, prior_from_json
+from sideways.scoring.hierarchy import Prior, mixture_rates, prior_from_json
 from sideways.scoring.posterior import KAPPA_MAX
 from sideways.scoring.ppi import FloatArray
 
@@ -172,38 +172,19 @@ def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: floa
     return weights @ (alpha / (alpha + beta)), draws
 
 
-def hierarchical_priors(ev: Evidence) -> dict[str, Prior | None]:
-    """The hierarchical posterior's priors (:func:`sideways.scoring.hierarchy.pooled_priors`) from a
-    version's evidence: the same histograms, own labels and providers the scores were computed from."""
-    hists: dict[str, dict[tuple[int, int], int]] = {}
-    own: dict[tuple[str, tuple[int, int]], tuple[int, int]] = {}
-    for m in ev.models:
-        b, lab = ev.bins[m], ev.labels[m]
-        for v, name in enumerate(ev.bin_names):
-            count = int(np.sum(b == v))
-            if count:
-                hists.setdefault(m, {})[name] = count
-                labelled = int(np.sum((b == v) & (lab >= 0)))
-                if labelled:
-                    own[(m, name)] = (int(np.sum((b == v) & (lab == 1))), labelled)
-    return pooled_priors(hists, {m: ev.providers[m] for m in hists}, own)
-
-
 def _uniforms(ev: Evidence, model: str, replicates: int, seed: int) -> FloatArray:
     """replicates x riddles uniforms, one stream per (seed, model, riddle): the same in every version."""
     return np.stack([_rng(seed, "truth", model, r).random(replicates) for r in ev.riddles], axis=1)
 
 
 def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resample_riddles: bool = False,
-                kappa_max: float = KAPPA_MAX, posterior: str = "v1",
+                kappa_max: float = KAPPA_MAX,
                 priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
-    """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws, from the
-    posterior named ``posterior`` (``calibration.posterior``): v1's prior, or each model's mixture prior
-    (``priors``, as the scores table keeps them; by default the hierarchical ones, refitted from ``ev``).
-    A model whose prior is None keeps v1's, as in the scores."""
+    """Per model, its score: element 0 the posterior mean, then ``replicates`` paired draws: from v1's
+    posterior, or from a model's mixture prior in ``priors`` (the hierarchical or latent posterior's, as
+    the scores table keeps them). A model without one keeps v1's, as in the scores."""
     w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
-    if priors is None:
-        priors = hierarchical_priors(ev) if posterior == "hierarchical" else {}
+    priors = priors or {}
     out: dict[str, FloatArray] = {}
     for model in ev.models:
         bins, lab = ev.bins[model], ev.labels[model]
@@ -268,8 +249,7 @@ def ranked_by(scores: pd.DataFrame | None) -> tuple[str, str]:
 
 
 def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, replicates: int = REPLICATES,
-                  resample_riddles: bool = False,
-                  priors: Mapping[str, Prior | None] | None = None) -> dict[str, FloatArray]:
+                  resample_riddles: bool = False) -> dict[str, FloatArray]:
     """Per model, the paired draws of the estimator the version's leaderboard ranks by (:func:`ranked_by`):
     its posterior's (:func:`model_draws`), or the published interval's bootstrap (:func:`published_draws`;
     with ``resample_riddles`` the posterior's, which alone can resample riddles)."""
@@ -281,5 +261,4 @@ def version_draws(ev: Evidence, scores: pd.DataFrame | None, *, seed: int, repli
     if scores is not None and posterior != "v1" and "posterior_prior" in scores.columns:
         priors = {str(m): prior_from_json(None if pd.isna(p) else str(p))
                   for m, p in zip(scores["model"], scores["posterior_prior"], strict=True)}
-    return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, posterior=posterior,
-                       priors=priors)
+    return model_draws(ev, seed=seed, replicates=replicates, resample_riddles=resample_riddles, priors=priors)
