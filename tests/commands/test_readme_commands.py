@@ -25,6 +25,9 @@ NOT_RUN = {
     "make bench": "the benchmarks, about half an hour",
     "make push && git push": "needs a remote",
     "dvc remote add -d store s3://bucket/sideways": "an S3 bucket",
+    "dvc remote modify --local store access_key_id ...": "that bucket's credentials (tests/pipeline/test_remotes.py)",
+    "dvc remote modify --local store secret_access_key ...": "that bucket's credentials",
+    'git add .dvc/config && git commit -m "DVC remote"': "the remote above",
     "sideways annotate serve --split llm --annotator alice": "a server, until interrupted",
     "sideways annotate import annotations/llm.jsonl": "layton-eval's label file",
 }

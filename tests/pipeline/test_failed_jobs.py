@@ -69,20 +69,20 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
         assert set(board) == {"atlas-large", "quill-max", "good-m"}
         record = json.loads((repo / "metrics/failures/predict.json").read_text())["failed"]
         assert [(f["job"], f["provider"], f["status"], f["reason"]) for f in record] == [
-            ("predict@bad-m-llm", "badco", 503, "provider error")]
+            ("predict@bad-m+llm", "badco", 503, "provider error")]
         summary = json.loads((repo / "metrics/failures/summary.json").read_text())["failed"]
-        assert [(f["job"], f["reason"]) for f in summary] == [("predict@bad-m-llm", "provider error"),
-                                                              ("judge@bad-m-llm", "blocked")]
+        assert [(f["job"], f["reason"]) for f in summary] == [("predict@bad-m+llm", "provider error"),
+                                                              ("judge@bad-m+llm", "blocked")]
         missing = [line for line in first.stdout.splitlines() if "bad-m: missing" in line]
-        assert len(missing) == 1 and "predict@bad-m-llm" in missing[0] and "HTTP 503" in missing[0], first.stdout
+        assert len(missing) == 1 and "predict@bad-m+llm" in missing[0] and "HTTP 503" in missing[0], first.stdout
         last = first.stdout.rstrip().splitlines()[-3:]
-        assert "predict@bad-m-llm" in "\n".join(last) and last[-1].startswith("retry: `make repro`"), first.stdout
+        assert "predict@bad-m+llm" in "\n".join(last) and last[-1].startswith("retry: `make repro`"), first.stdout
         report = json.loads((repo / "report/data/report.js").read_text().removeprefix("window.SIDEWAYS = ")
                             .rstrip().removesuffix(";"))
         assert [m["model"] for m in report["splits"]["llm"]["missing"]] == ["bad-m"]
         assert "HTTP 503" in report["splits"]["llm"]["missing"][0]["line"]
         status = run(repo, "sideways", "status", check=False)
-        assert "predict@bad-m-llm: provider badco, HTTP 503" in status.stdout
+        assert "predict@bad-m+llm: provider badco, HTTP 503" in status.stdout
         assert "predict" in run(repo, "dvc", "status").stdout  # not up to date: its retry is due
 
         others = {m: files_of(repo, m) for m in ("atlas-large", "quill-max", "good-m")}
@@ -94,7 +94,7 @@ def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_
         assert good.fake.requests == sent_good  # nothing of the others is sent again
         n_llm = len(pd.read_parquet(repo / "data/predictions/llm/bad-m.parquet"))
         assert bad.fake.requests - sent_bad == n_llm <= riddles  # exactly bad-m's requests, once each
-        assert jobs_ran(second) == {"predict@bad-m-llm", "judge@bad-m-llm"}
+        assert jobs_ran(second) == {"predict@bad-m+llm", "judge@bad-m+llm"}
         print(f"the retry sent {bad.fake.requests - sent_bad} requests to the recovered server, "
               f"{good.fake.requests - sent_good} to the other")
         assert {m: files_of(repo, m) for m in others} == others  # reused byte for byte
@@ -133,8 +133,8 @@ def test_a_batch_the_provider_ends_badly_fails_its_job_alone_and_a_retry_submits
         assert first.returncode != 0, first.stdout + first.stderr
         assert set(json.loads((repo / "metrics/leaderboard_llm.json").read_text())) == {"atlas-large", "quill-max", "dw-m"}
         (failed,) = json.loads((repo / "metrics/failures/predict.json").read_text())["failed"]
-        assert (failed["job"], failed["provider"], failed["reason"]) == ("predict@groq-m-llm", "groq", "provider error")
-        assert f"({ending})" in failed["error"] and "predict@groq-m-llm: provider groq" in first.stderr
+        assert (failed["job"], failed["provider"], failed["reason"]) == ("predict@groq-m+llm", "groq", "provider error")
+        assert f"({ending})" in failed["error"] and "predict@groq-m+llm: provider groq" in first.stderr
         assert [b.requests for b in groq.fake.log] == [N_LLM := groq.fake.log[0].requests] * 2  # submitted once more
         dw_batches, dw_files = dw.fake.created, files_of(repo, "dw-m")
 
@@ -142,7 +142,7 @@ def test_a_batch_the_provider_ends_badly_fails_its_job_alone_and_a_retry_submits
         second = repro()
         assert second.returncode == 0, second.stdout + second.stderr
         assert [b.requests for b in groq.fake.log[2:]] == [N_LLM] and dw.fake.created == dw_batches
-        assert jobs_ran(second) == {"predict@groq-m-llm", "judge@groq-m-llm"} and files_of(repo, "dw-m") == dw_files
+        assert jobs_ran(second) == {"predict@groq-m+llm", "judge@groq-m+llm"} and files_of(repo, "dw-m") == dw_files
         assert "groq-m" in json.loads((repo / "metrics/leaderboard_llm.json").read_text())
 
         third = repro()

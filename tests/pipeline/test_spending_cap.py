@@ -57,7 +57,7 @@ def test_a_cap_below_the_estimate_and_a_model_without_a_price_send_nothing(tmp_p
         assert proc.returncode != 0 and server.fake.requests == 0
         line = next(x for x in proc.stderr.splitlines() if "max_cost_usd" in x)
         assert re.search(r"predict: the run's estimate \$\d+\.\d{4} is over requests\.max_cost_usd \$0\.0000", line)
-        assert "the biggest jobs: predict@paid-m-llm $" in line and "nothing was sent" in line
+        assert "the biggest jobs: predict@paid-m+llm $" in line and "nothing was sent" in line
         print(line)
         dry = run(repo, "sideways", "dry-run").stdout
         assert "requests.max_cost_usd $0.0000: the estimate of predict and judge ($" in dry and "is over it" in dry
@@ -82,14 +82,14 @@ def test_a_cap_reached_midway_stops_within_one_request_and_a_higher_cap_pays_onl
         assert 0 < sent < riddles and len(paid(repo)) == sent  # every answer is cached: nothing lost
         record = json.loads((repo / "metrics/failures/predict.json").read_text())
         (failed,) = record["failed"]
-        assert (failed["job"], failed["reason"]) == ("predict@paid-m-llm", "spending cap")
+        assert (failed["job"], failed["reason"]) == ("predict@paid-m+llm", "spending cap")
         worst = float(re.search(r"this request's worst case \$([\d.]+)", failed["error"]).group(1))
         assert spent <= cap and cap - spent <= worst, (spent, cap, worst)  # within one request of the cap
         assert record["spent_usd"] == pytest.approx(spent)
         print(f"stopped at ${spent:.6f} of a ${cap:.6f} cap (one request's worst case ${worst:.6f}), {sent} of "
               f"{riddles} requests sent")
         assert set(json.loads((repo / "metrics/leaderboard_llm.json").read_text())) == {"atlas-large", "quill-max"}
-        assert "predict@paid-m-llm: provider paidco, spending cap" in first.stderr
+        assert "predict@paid-m+llm: provider paidco, spending cap" in first.stderr
 
         edit_params(repo, lambda p: p["requests"].update(max_cost_usd=cap * 100))
         second = run(repo, "dvc", "repro")

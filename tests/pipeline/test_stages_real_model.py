@@ -109,7 +109,7 @@ def test_too_many_failures_fail_the_job_without_an_artifact(tmp_path):
     assert "10 of 30 items failed" in proc.stderr and "max_failure_share" in proc.stderr
     assert not (repo / "data/predictions/llm/local-m.parquet").exists()
     record = json.loads((repo / "metrics/failures/predict.json").read_text())["failed"]
-    assert [(f["job"], f["status"]) for f in record] == [("predict@local-m-llm", 400)]
+    assert [(f["job"], f["status"]) for f in record] == [("predict@local-m+llm", 400)]
     assert record[0]["error"].startswith("10 of 30 items failed, the first: R000: api_error: HTTP 400")
 
 

@@ -360,14 +360,19 @@ def test_params_keys(work: Path) -> None:
         COUNTS["params_keys"] = COUNTS.get("params_keys", 0) + 1
         line = lines[at]
         indent = len(line) - len(line.lstrip())
+
+        def child(text: str) -> bool:
+            """Inside the key's value: deeper, or a list item at the key's own indent (DVC's layout)."""
+            depth = len(text) - len(text.lstrip())
+            return depth > indent or (depth == indent and text.lstrip().startswith("- "))
+
         # the same key again, later in the same mapping (after up to `later` siblings and their children)
         end, siblings = at + 1, 0
-        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")
-                                    or len(lines[end]) - len(lines[end].lstrip()) > indent):
+        while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#") or child(lines[end])):
             end += 1
         while siblings < later and end < len(lines) and len(lines[end]) - len(lines[end].lstrip()) == indent:
             end += 1
-            while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            while end < len(lines) and (not lines[end].strip() or child(lines[end])):
                 end += 1
             siblings += 1
         key = line.split(":")[0].strip()
