@@ -10,12 +10,12 @@ metrics files are ``{}``.
 from typing import Any
 
 from sideways.artifacts import paths
-from sideways.artifacts.io import read_table, read_tables, write_json, write_table
+from sideways.artifacts.io import read_table, write_json, write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_table, model_metrics, topic_breakdown
+from sideways.exams.results import detail_tables, model_metrics, topic_breakdown
 
 
 def main() -> None:
@@ -27,10 +27,9 @@ def main() -> None:
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
-        predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
-                                  f"exam {exam} predictions")
-        grades = read_tables([paths.exam_grades(exam, k) for k in keys], EXAM_GRADES, f"exam {exam} grades")
-        detail = detail_table(items, predictions, grades)
+        # model by model: one model's replies (their texts) in memory at a time, not every model's
+        detail = detail_tables(items, ((read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
+                                        read_table(paths.exam_grades(exam, k), EXAM_GRADES)) for k in keys))
         write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
         for model, groups in exam_tie_groups(detail).items():
