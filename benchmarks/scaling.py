@@ -16,8 +16,9 @@ simulated models (copies of the sim entries of params.yaml under new keys), it t
   sampled every 0.2 s;
 - CPU s: the user and system seconds the full repro and add one used (all processes): on a
   shared machine, steadier than the wall clock.
-and prints one row per size (seconds) with each size's stage times as it ends, then every size's
-stage times together: a stage's time runs from DVC's "Running stage" line to the next stage's,
+and prints one row per size (seconds; eight columns), then a line of its peak memory and CPU
+seconds and the load average before it, then its stage times; at the end every size's stage
+times together: a stage's time runs from DVC's "Running stage" line to the next stage's,
 so DVC's own work after the command (hashing outputs, writing dvc.lock) counts with the stage; a
 matrix stage's splits are summed; then the load average. With ``--exam N`` the copy carries one
 more exam beside the demo, ``mmlu``: N multiple-choice questions (four choices, E "I don't know") over 57
@@ -226,8 +227,13 @@ def stage_table(runs: dict[int, dict[str, dict[str, float]]]) -> str:
 COLUMNS = [("models", "models", "{:.0f}"), ("stages", "stages", "{:.0f}"), ("full", "full repro", "{:.1f}"),
            ("commands", "commands alone", "{:.1f}"), ("noop", "no-op repro", "{:.1f}"),
            ("status", "dvc status", "{:.1f}"), ("add_one", "add one model", "{:.1f}"),
-           ("per_model", "full / model", "{:.2f}"), ("peak", "peak MB", "{:.0f}"),
-           ("full_cpu", "full CPU s", "{:.0f}"), ("add_one_cpu", "add one CPU s", "{:.1f}")]
+           ("per_model", "full / model", "{:.2f}")]
+
+
+def resources(row: dict[str, float], before: str) -> str:
+    """One line, no table cells (scripts that read the table above keep its eight columns)."""
+    return (f"{row['models']:.0f} models: peak {row['peak']:.0f} MB in the full repro, CPU {row['full_cpu']:.0f} s "
+            f"in the full repro and {row['add_one_cpu']:.1f} s in add one; load before {before}")
 
 
 def load() -> str:
@@ -245,13 +251,14 @@ def main() -> None:
     LIMIT["timeout"] = args.timeout
     sizes = [int(x) for x in args.models.split(",")]
     base = args.keep or Path(tempfile.mkdtemp(prefix="sideways-scaling-"))
-    print(" | ".join([*(title for _, title, _ in COLUMNS), "load before"]))
+    print(" | ".join(title for _, title, _ in COLUMNS))
     runs: dict[int, dict[str, dict[str, float]]] = {}
     try:
         for n in sizes:
             before = load()
             row, runs[n] = measure(base / f"n{n}", n, args.exam, not args.no_commands)
-            print(" | ".join([*(fmt.format(row[key]) for key, _, fmt in COLUMNS), before]), flush=True)
+            print(" | ".join(fmt.format(row[key]) for key, _, fmt in COLUMNS), flush=True)
+            print(resources(row, before), flush=True)
             print(stage_table({n: runs[n]}), "\n", flush=True)
     finally:
         if args.keep is None:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.exams import items, mcq, short, sim_model
+from helpers.exams import items, mcq, short, sim_judge, sim_model
 from sideways.backends.base import RunContext
 from sideways.config.params import parse_params
 from sideways.exams import changes
@@ -25,7 +25,7 @@ from sideways.exams.changes import _values, exam_tie_groups, t_quantile
 from sideways.exams.format import load_exam
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.items import items_table
-from sideways.exams.results import detail_table
+from sideways.exams.results import detail_table, detail_tables
 from sideways.scoring.verdicts import tie_groups
 
 
@@ -65,8 +65,6 @@ def reference_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> di
 
 def simulated_detail(table: pd.DataFrame, models: list[Any], params: Any = None) -> pd.DataFrame:
     """The exam_score stage's detail table for ``models`` answering ``table`` (sim backends)."""
-    from helpers.exams import sim_judge
-
     ctx = RunContext(seed=7)
     predictions, grades = [], []
     for model in models:
@@ -146,3 +144,15 @@ def test_an_exact_tie_is_not_apart():
              "status": "ok"} for m in ("a", "b") for i in range(8)]
     detail = pd.DataFrame(rows)
     assert exam_tie_groups(detail) == reference_tie_groups(detail) == {"a": "1", "b": "1"}
+
+
+def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once():
+    table, ctx = items(QUESTIONS[::10]), RunContext(seed=3)
+    parts = []
+    for key in ("b-model", "a-model", "c-model"):
+        p = exam_predictions(table, sim_model(key), ctx)
+        parts.append((p, exam_grades(table, p, sim_model(key), sim_judge(), "baseline", ctx)))
+    whole = detail_table(table, pd.concat([p for p, _ in parts]), pd.concat([g for _, g in parts]))
+    assert detail_tables(table, iter(parts)).equals(whole)
+    assert detail_tables(table, iter(sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0])))).equals(whole)
+    assert detail_tables(table, iter([])).empty
