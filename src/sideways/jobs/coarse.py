@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 
 NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
+#: Backends whose answers are computed in this process, asking nobody: their jobs are local (Job.local).
+LOCAL = frozenset({"sim", "replay"})
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,9 @@ class PaidJob:
 
 
 def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str, cache: RequestCache,
-             work: Callable[[], Work]) -> PaidJob:
+             work: Callable[[], Work], local: bool = False) -> PaidJob:
     """The job ``name`` of ``stage``: its previous files if ``inputs`` match, else ``work`` run
-    after restoring the answers its previous results carried."""
+    after restoring the answers its previous results carried (``local``: :attr:`Job.local`)."""
 
     def run() -> Result:
         restored = restore_previous(stage, files.answers, cache)
@@ -94,7 +96,7 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
                       answers_bytes(used(made.keys, cache)), json_bytes(made.cost), reused=False)
 
-    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run))
+    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run, local))
 
 
 def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path]) -> list[Result]:

@@ -22,7 +22,7 @@ from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import LOCAL, JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -66,7 +66,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
                     exam_files("exam_predict", exam.key, model.key),
-                    exam_predict_inputs(params, exam, model, code), cache, work)
+                    exam_predict_inputs(params, exam, model, code), cache, work, local=model.backend in LOCAL)
 
 
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,

@@ -24,7 +24,7 @@ from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
-from sideways.jobs.coarse import JobFiles, PaidJob, Work, paid_job
+from sideways.jobs.coarse import LOCAL, JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -75,7 +75,7 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
                     predictions["request_hash"])
 
     return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
-                    predict_inputs(params, model, split, code), cache, work)
+                    predict_inputs(params, model, split, code), cache, work, local=model.backend in LOCAL)
 
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,
