@@ -7,6 +7,7 @@ exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {
 metrics files are ``{}``.
 """
 
+import json
 from typing import Any
 
 from sideways.artifacts import paths
@@ -15,7 +16,8 @@ from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_tables, model_metrics, topic_breakdown
+from sideways.exams.results import detail_table, detail_tables, model_metrics, topic_breakdown
+from sideways.exams.reuse import detail_inputs, reusable_detail
 
 
 def main() -> None:
@@ -27,10 +29,13 @@ def main() -> None:
     for exam in params.exams:
         keys = [m.key for m in params.models_taking(exam)]
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
+        inputs = detail_inputs(exam, keys)
+        reused = reusable_detail(exam, inputs)
         # model by model: one model's replies (their texts) in memory at a time, not every model's
-        detail = detail_tables(items, ((read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
-                                        read_table(paths.exam_grades(exam, k), EXAM_GRADES)) for k in keys))
-        write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
+        detail = detail_tables(items, (reused[k] if k in reused else detail_table(
+            items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
+            read_table(paths.exam_grades(exam, k), EXAM_GRADES)) for k in sorted(keys)))
+        detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), json.dumps(inputs, sort_keys=True))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
         for model, groups in exam_tie_groups(detail).items():
             metrics[exam][model]["tie_groups"] = groups

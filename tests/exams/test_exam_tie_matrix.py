@@ -153,6 +153,7 @@ def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once():
         p = exam_predictions(table, sim_model(key), ctx)
         parts.append((p, exam_grades(table, p, sim_model(key), sim_judge(), "baseline", ctx)))
     whole = detail_table(table, pd.concat([p for p, _ in parts]), pd.concat([g for _, g in parts]))
-    assert detail_tables(table, iter(parts)).equals(whole)
-    assert detail_tables(table, iter(sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0])))).equals(whole)
+    assert detail_tables(table, (detail_table(table, p, g) for p, g in parts)).equals(whole)
+    in_order = sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0]))
+    assert detail_tables(table, (detail_table(table, p, g) for p, g in in_order)).equals(whole)
     assert detail_tables(table, iter([])).empty

@@ -39,14 +39,14 @@ def detail_table(items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.Data
     return df.sort_values(["model", "item_id"]).reset_index(drop=True)
 
 
-def detail_tables(items: pd.DataFrame, models: Iterable[tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
-    """:func:`detail_table` of every model's (predictions, grades), one model at a time: the same
-    rows as one call on all of them, without every model's replies in memory at once."""
-    parts = [detail_table(items, predictions, grades) for predictions, grades in models]
-    if not parts:
+def detail_tables(items: pd.DataFrame, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Every model's :func:`detail_table` (``parts``, one model each, made one at a time) as one
+    table: the same rows as one call on all of them, without every model's replies in memory at once."""
+    made = list(parts)
+    if not made:
         nothing = pd.DataFrame(columns=["model", "item_id"])
         return detail_table(items, nothing, nothing)
-    detail = pd.concat(parts, ignore_index=True)
+    detail = pd.concat(made, ignore_index=True)
     if not detail["model"].is_monotonic_increasing:
         detail = detail.sort_values(["model", "item_id"]).reset_index(drop=True)
     return detail
