@@ -56,8 +56,9 @@ check: $(STAMP)
 test: check
 	$(BIN)/python -m pytest
 
+# Run the benchmarks (bounded) and rewrite the figures table of docs/performance.md and README.md.
 bench: $(STAMP)
-	for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python scripts/bench.py
 
 # The README's picture of the report: build it (the report stage and what it needs), then shoot
 # the leaderboard in the OS Chromium, headless (scripts/screenshot.py; `--tabs --out DIR` for all tabs).

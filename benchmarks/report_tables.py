@@ -31,7 +31,7 @@ from sideways.artifacts.schema import (  # noqa: E402
     RIDDLES,
     conform,
 )
-from sideways.config.params import Params, parse_params  # noqa: E402
+from sideways.config.params import ModelSpec, Params, parse_params  # noqa: E402
 from sideways.exams.results import detail_table, model_metrics, topic_breakdown  # noqa: E402
 from sideways.report.inputs import ExamTables, SplitTables  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
@@ -70,13 +70,13 @@ def riddles(split: str, n: int) -> pd.DataFrame:
     }), RIDDLES, "synthetic riddles")
 
 
-def _predictions(params: Params, r: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-    ids = np.tile(r["riddle_id"].to_numpy(), len(params.models))
-    models = np.repeat([m.key for m in params.models], len(r))
-    right = rng.random(len(ids)) < np.repeat(rng.uniform(0.3, 0.9, len(params.models)), len(r))
+def _predictions(taking: tuple[ModelSpec, ...], r: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    ids = np.tile(r["riddle_id"].to_numpy(), len(taking))
+    models = np.repeat([m.key for m in taking], len(r))
+    right = rng.random(len(ids)) < np.repeat(rng.uniform(0.3, 0.9, len(taking)), len(r))
     status = np.where(rng.random(len(ids)) < 0.01, "api_error", "ok")
-    gold = np.tile(r["answer"].to_numpy(), len(params.models))
-    spec = {m.key: m for m in params.models}
+    gold = np.tile(r["answer"].to_numpy(), len(taking))
+    spec = {m.key: m for m in taking}
     df = pd.DataFrame({
         "riddle_id": ids, "model": models, "provider": [spec[m].provider for m in models],
         "model_name": [spec[m].name for m in models], "n_hints": [spec[m].n_hints for m in models],
@@ -89,9 +89,10 @@ def _predictions(params: Params, r: pd.DataFrame, rng: np.random.Generator) -> p
     return df
 
 
-def _judgments(params: Params, p: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+def _judgments(params: Params, taking: tuple[ModelSpec, ...], p: pd.DataFrame,
+               rng: np.random.Generator) -> pd.DataFrame:
     parts = []
-    for m in params.models:
+    for m in taking:
         mine = p[p["model"] == m.key]
         for j in params.jury.panel(m.provider):
             said = np.where(rng.random(len(mine)) < 0.88, mine["right"], ~mine["right"])
@@ -104,12 +105,14 @@ def _judgments(params: Params, p: pd.DataFrame, rng: np.random.Generator) -> pd.
 
 
 def split_tables(params: Params, split: str, n_riddles: int, seed: int = 0) -> SplitTables:
-    """Every table of one split, seeded; the first prediction carries the XSS probe."""
+    """Every table of one split, seeded, for the models that take it; the first prediction carries
+    the XSS probe."""
     rng = np.random.default_rng([seed, *split.encode()])
     r = riddles(split, n_riddles)
-    p = _predictions(params, r, rng)
+    taking = params.models_taking(split)
+    p = _predictions(taking, r, rng)
     p.loc[0, ["answer", "justification"]] = [XSS_ANSWER, XSS_JUSTIFICATION]
-    j = _judgments(params, p, rng)
+    j = _judgments(params, taking, p, rng)
     labelled = p[rng.random(len(p)) < 0.5]
     a = pd.DataFrame({"riddle_id": labelled["riddle_id"], "model": labelled["model"],
                       "provider": labelled["provider"], "human_answer_correct": labelled["right"],
@@ -118,7 +121,7 @@ def split_tables(params: Params, split: str, n_riddles: int, seed: int = 0) -> S
     predictions = conform(p, PREDICTIONS, "synthetic predictions")
     judgments = conform(j, JUDGMENTS, "synthetic judgments")
     jury = jury_table(judgments, predictions, {m.key: [x.key for x in params.jury.panel(m.provider)]
-                                               for m in params.models})
+                                               for m in taking})
     annotations = conform(a, ANNOTATIONS, "synthetic annotations")
     scores = score_models(jury, annotations, field=params.calibration.field, method="exact", bootstrap=0,
                           seed=seed, empty_bin="nearest")

@@ -1,7 +1,8 @@
 """Screenshots of the built report (report/index.html) in the OS Chromium, headless.
 
     python scripts/screenshot.py                       # docs/report.png: the leaderboard (README)
-    python scripts/screenshot.py --tabs --out /tmp/s   # one PNG per tab into /tmp/s, and exam.png:
+    python scripts/screenshot.py --tabs --out /tmp/s   # one PNG per tab (leaderboard, analytics, compare,
+                                                       # explorer) into /tmp/s, and exam.png:
                                                        # the first exam's page (#exam/<key>)
 
 Chromium is the one `apt-get install chromium` puts on PATH (or SIDEWAYS_CHROMIUM); Playwright
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-TABS = ("leaderboard", "analytics", "explorer")
+TABS = ("leaderboard", "analytics", "compare", "explorer")  # explorer last: it switches to the vlm split
 
 
 def chromium() -> str:

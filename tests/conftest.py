@@ -1,10 +1,13 @@
-"""Shared fixtures: a small synthetic riddle table, the default params mapping, the fake OpenAI server.
+"""Shared fixtures: a small synthetic riddle table, the default params mapping, the fake OpenAI server,
+the default project reproduced once per session.
 
 Plain helpers (paths, builders, harnesses) are in the ``helpers`` package next to this file."""
 
 from __future__ import annotations
 
 import copy
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -74,3 +77,22 @@ def browser():
         pytest.skip(INSTALL_HINT)
     with launched_chromium(executable) as launched:
         yield launched
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory) -> Path:
+    """The default project (6 models, both splits, the demo exam) reproduced once and committed."""
+    from helpers.harness import commit, new_repo, run
+
+    repo = new_repo(tmp_path_factory.mktemp("reproduced") / "repo")
+    run(repo, "dvc", "repro")
+    commit(repo, "reproduced")
+    return repo
+
+
+@pytest.fixture
+def reproduced_copy(reproduced, tmp_path) -> Path:
+    """A fresh copy of :func:`reproduced` for one test to change."""
+    repo = tmp_path / "repo"
+    shutil.copytree(reproduced, repo, symlinks=True)
+    return repo

@@ -101,3 +101,10 @@ def test_a_skip_is_never_served_again_and_items_held_elsewhere_are_not_served():
     skipped = [Event("skip", first.riddle_id, first.model, "ana", 1, {})]
     assert next_item(plan, pool, skipped, "ana") != first
     assert next_item(plan, pool, [], "ana", exclude=[first.key]) != first
+
+
+def test_progress_counts_one_model_in_the_singular():
+    a, g = Candidate("r00", "a1", "openai", (0, 1)), Candidate("r00", "g1", "gemini", (0, 1))
+    plan = Plan(seed=0, split="llm", budget=2, double_share=0.0)
+    assert progress(plan, [a, g], [_label(g, "ana", 1)])["holes"] == ["0 (1 model)"]
+    assert progress(plan, [a, g], [])["holes"] == ["0 (2 models)"]

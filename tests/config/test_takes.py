@@ -25,6 +25,7 @@ def test_absent_takes_every_benchmark_and_takes_limits_it(default_params):
 @pytest.mark.parametrize(("takes", "message"), [
     (["llms"], r"models\.atlas-mini\.takes: 'llms' is not a benchmark \(did you mean 'llm'\?\)"),
     (["llm", "dmeo"], r"models\.atlas-mini\.takes: 'dmeo' is not a benchmark \(did you mean 'demo'\?\)"),
+    (["lm"], r"models\.atlas-mini\.takes: 'lm' is not a benchmark \(did you mean 'llm' or 'vlm'\?\)"),
     ([], r"models\.atlas-mini\.takes: expected a non-empty list of benchmarks"),
     ("llm", r"models\.atlas-mini\.takes: expected a non-empty list of benchmarks"),
 ])

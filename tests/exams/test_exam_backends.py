@@ -36,7 +36,8 @@ def test_simulated_answers_depend_only_on_their_model_and_skill_orders_them():
     assert metrics["strong"]["latency_s"] is None and metrics["strong"]["cost_usd"] is None  # sim: not measured
     shown = format_exam_table(metrics).splitlines()
     assert shown[1].startswith("strong") and shown[2].startswith("weak")  # best idk_score first
-    assert f"{metrics['weak']['idk_score']:.2f} ± {metrics['weak']['idk_score_se']:.2f}" in shown[2]
+    assert f"{metrics['weak']['idk_score']:.1f} ± {metrics['weak']['idk_score_se']:.1f}" in shown[2]
+    assert max(map(len, shown)) <= 120
 
 
 def test_no_judge_grades_its_own_provider(default_params):

@@ -22,3 +22,35 @@ def test_exam_files_no_model_takes_are_orphans(tmp_path):
     found = {p.relative_to(tmp_path) for p in orphans(taken, ["llm"], tmp_path)}
     assert found == {f for f in files if "gone" in str(f) or "removed" in str(f) or
                      ("llm-only" in str(f) and "gpqa" in str(f))}
+
+
+def test_prune_says_which_exam_or_model_is_gone_in_one_line_each(tmp_path, monkeypatch, capsys):
+    """`exams: {}` leaves the exam's files of every model: the exam is gone, not the models."""
+    import yaml
+
+    from helpers import ROOT
+    from sideways.cli import main
+
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data["exams"] = {}
+    data["models"].pop("tide-open")
+    data["models"]["atlas-mini"]["takes"] = ["llm"]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    files = [f(kind, "demo", m) for m in data["models"] for kind, f in
+             (("exam_predict", paths.answers), ("exam_judge", paths.answers), ("exam_predict", paths.cost))]
+    files += [paths.exam_predictions("demo", m) for m in data["models"]]
+    files += [paths.predictions("llm", "tide-open"), paths.predictions("vlm", "tide-open"),
+              paths.cost("predict", "vlm", "tide-open"), paths.predictions("vlm", "atlas-mini"),
+              paths.cost("judge", "vlm", "atlas-mini"), paths.predictions("llm", "atlas-mini")]
+    for f in files:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("x")
+    assert main(["prune"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "deleted 20 files of exam demo: it is no longer in params.yaml (exams:); models atlas-large, atlas-mini, "
+        "breeze-large, nimbus-pro, quill-max",
+        "deleted 3 files of model tide-open: it is no longer in params.yaml (models:); llm, vlm",
+        "deleted 2 files of model atlas-mini on vlm: it no longer takes them (models.atlas-mini.takes)"]
+    assert paths.predictions("llm", "atlas-mini").exists() and not paths.predictions("vlm", "atlas-mini").exists()

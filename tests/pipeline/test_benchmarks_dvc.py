@@ -69,6 +69,8 @@ def test_two_exams_beside_the_riddles_and_one_exams_idk_moves_only_its_figures(t
     new_repo(repo, two_exams)
     proc = run(repo, "dvc", "repro")
     assert {f"exam_predict@{m}-{e}" for m in MODELS for e in ("demo", "gpqa")} <= jobs_ran(proc)
+    assert not [j for j in jobs_ran(proc) if j.startswith("exam_judge@") and j.endswith("-gpqa")]  # nothing to grade
+    assert not list((repo / "data/exam/grades").glob("gpqa/*.parquet"))
     exams = json.loads((repo / "metrics/exams.json").read_text())
     assert set(exams) == {"demo", "gpqa"} and set(exams["gpqa"]) == set(MODELS)
     assert all(m["mcq_n"] == 10 for m in exams["gpqa"].values())

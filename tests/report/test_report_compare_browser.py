@@ -13,6 +13,10 @@ from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
 
 HEADER = {"commit": "0123456789abcdef", "dirty": False, "params": "p1", "data": "d1"}
+#: sideways diff's reasons, as the terminal prints them: `quoted` commands, and a revision's own text.
+NOT_COMPARED = ["vlm: not compared: data/vlm/jury.parquet at HEAD~1: its data is in neither DVC's cache nor the "
+                "default remote (`dvc fetch --rev HEAD~1`)",
+                "exam <img src=x onerror=\"document.title='pwned'\">: in `<b>HEAD~1</b>` only; not compared"]
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +30,7 @@ def built(tmp_path_factory):
              "se": 2.0, "p": 0.001 if i == 0 else 1.0, "q": 0.01, "mde": 5.6,
              "verdict": "up" if i == 0 else "no detectable change", "to_wrong": [], "to_right": first if i == 0 else [],
              "items": 30} for i, m in enumerate(models)]
-    report = build_report(tables, params, HEADER, compare={"against": "HEAD~1", "rows": rows, "not_compared": []})
+    report = build_report(tables, params, HEADER, compare={"against": "HEAD~1", "rows": rows, "not_compared": NOT_COMPARED})
     out = tmp_path_factory.mktemp("site") / "report"
     write_site(site_files(report), out)
     return out / "index.html", models, first, report.summary
@@ -87,3 +91,16 @@ def test_the_change_against_a_revision_links_its_flipped_riddles_to_the_explorer
     assert page.url.endswith(f"#explorer/llm/{first[1]}")
     page.go_back()
     page.wait_for_selector("#compare:not([hidden])")
+
+
+def test_why_a_split_was_not_compared_shows_its_commands_as_code_and_markup_as_text(open_page, built):
+    site, _, _, _ = built
+    page = open_page(site.as_uri() + "#compare")
+    page.wait_for_selector("#changes tbody tr")
+    page.wait_for_timeout(300)  # an onerror would have fired by now
+    notes = page.eval_on_selector_all("#compare > p.muted", "ps => ps.map(p => p.textContent)")
+    assert notes == [f"not compared: {m.replace('`', '')}" for m in NOT_COMPARED]
+    assert page.eval_on_selector_all("#compare > p.muted code", "cs => cs.map(c => c.textContent)") == [
+        "dvc fetch --rev HEAD~1", "<b>HEAD~1</b>"]
+    assert page.title() == "sideways report"
+    assert page.eval_on_selector_all("#compare img, #compare b", "n => n.length") == 0

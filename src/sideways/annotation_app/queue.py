@@ -225,6 +225,6 @@ def progress(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event
         "double_wanted": len(doubles),
         "double_done": sum(1 for c in doubles if state.count(c.key) >= 2),
         # empty bins with how many models lack them: never which models (the page must not hint at one)
-        "holes": [f"{show_bin(b)} ({n} models)" for b, n in sorted(
+        "holes": [f"{show_bin(b)} ({n} model{'s' * (n != 1)})" for b, n in sorted(
             Counter(b for _, b in holes(candidates, state)).items(), key=lambda x: Fraction(*x[0]))],
     }

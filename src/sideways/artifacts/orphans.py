@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from sideways.artifacts import paths
 
@@ -35,6 +36,31 @@ def orphans(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Pat
             found += _costs(stage, {(m, split) for m in models}, root, split)
     exams = {b: models for b, models in keep.items() if b not in set(splits)}
     return sorted(found + _exam_orphans(exams, root))
+
+
+class Orphan(NamedTuple):
+    """A file no job writes any more, and the job it was of: its benchmark and model."""
+
+    path: Path
+    benchmark: str
+    model: str
+
+
+def orphan_jobs(taken: Mapping[str, Iterable[str]], splits: Iterable[str], root: Path = Path()) -> list[Orphan]:
+    """:func:`orphans`, each with the benchmark and model its job was of (from its path: a table or
+    answers file is ``<benchmark>/<model>``, a cost file ``<model>-<benchmark>.json``)."""
+    splits = list(splits)
+    found = orphans(taken, splits, root)
+    exams = {p.parent.name for p in found if p.suffix != ".json"} | set(taken)
+    out = []
+    for path in found:
+        if path.suffix != ".json":  # a table or an answers file: <benchmark>/<model>
+            out.append(Orphan(path, path.parent.name, path.stem))
+            continue
+        ends = sorted((b for b in {*splits, *exams} if path.stem.endswith(f"-{b}")), key=len, reverse=True)
+        benchmark = ends[0] if ends else "?"
+        out.append(Orphan(path, benchmark, path.stem.removesuffix(f"-{benchmark}")))
+    return out
 
 
 def _costs(stage: str, pairs: set[tuple[str, str]], root: Path, split: str | None = None) -> list[Path]:

@@ -81,6 +81,7 @@ EXAM_ITEMS_DIR = EXAM / "items"  # <exam>.parquet, the exam_items stage's output
 EXAM_DETAIL_DIR = EXAM / "detail"  # <exam>.parquet, exam_score's
 EXAM_METRICS = METRICS / "exams.json"  # {exam: {model: metrics}}: what dvc metrics show and diff read
 EXAM_TOPICS = METRICS / "exam_topics.json"  # {exam: {model: {topic: ...}}}
+EXAM_HEADLINE_DIR = METRICS / "headline_exams"  # <exam>.json, {model: exam score}: a DVC metrics folder
 # The DVC stage each kind of exam job runs in: the riddles' paid stages, so that a repro waits two
 # rounds of batches, not four (docs/design.md, "Every batch in flight"). Folders keep the kind's name.
 EXAM_JOB_STAGE = {"exam_predict": "predict", "exam_judge": "judge"}
@@ -102,6 +103,12 @@ def exam_predictions(exam: str, model: str) -> Path:
 
 def exam_grades(exam: str, model: str) -> Path:
     return EXAM / "grades" / exam / f"{model}.parquet"
+
+
+def exam_headline(exam: str) -> Path:
+    """``{model: exam score}`` of ``exam``: one row of ``dvc metrics show metrics/headline_exams``,
+    which prints in 120 columns as the riddle splits' headlines do."""
+    return EXAM_HEADLINE_DIR / f"{exam}.json"
 
 
 def exam_detail(exam: str) -> Path:

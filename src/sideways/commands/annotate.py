@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from sideways.annotation.agreement import agreement
 from sideways.annotation_app.items import Item, load_items
-from sideways.annotation_app.queue import Plan, State, holes, progress, show_bin
+from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
@@ -162,8 +163,13 @@ def print_stats(params: Params, split: str) -> int:
         print(f"{b:<7}" + "".join(f"{cells.get((b, q), 0):>12}" for q in providers))
     gaps = holes([i.candidate for i in items], State.of(events))
     if gaps:
-        named = ", ".join(f"{m} @ {show_bin(b)}" for m, b in sorted(gaps))
-        print(f"\nempty bins (calibration would fail for these models): {named}")
+        print("\nempty bins, per model (no label of another provider there: the published calibration fails):")
+        by_model: dict[str, list[Bin]] = {}
+        for m, b in gaps:
+            by_model.setdefault(m, []).append(b)
+        width = max(map(len, by_model)) + 2
+        for m, bins in sorted(by_model.items()):
+            print(f"  {m:<{width}}" + ", ".join(show_bin(b) for b in sorted(bins, key=lambda b: Fraction(*b))))
     print("\nagreement (Cohen's kappa) on double-labelled predictions:")
     print(f"{'annotators':<30}{'n':>5}{'answer':>10}{'justification':>15}")
     for a in agreement(events):

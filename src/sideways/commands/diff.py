@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ Benjamini-Hochberg across every row, the smallest change the data could detect (
 and the items that flipped (right to wrong, wrong to right; listed with --items). What cannot
 be compared is said in one line each."""
 
+WIDTH = 120  # the terminal output's widest line (the table's rows aside, which are narrower at the default)
 COLUMNS = ("benchmark", "model", "metric", "A", "B", "change", "95% interval", "verdict", "MDE", "flips -/+")
 
 
@@ -157,28 +159,55 @@ def _num(x: float | None, signed: bool = False) -> str:
 
 
 def cells(r: dict[str, Any]) -> list[str]:
+    """A row's cells; an exam row's interval is marked ``*`` (its clusters: :func:`cluster_notes`)."""
+    mark = "*" if "clusters" in r else ""
     return [r["benchmark"], r["model"], r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
-            f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]", r["verdict"], _num(r["mde"]),
+            f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]{mark}", r["verdict"], _num(r["mde"]),
             f"{len(r['to_wrong'])}/{len(r['to_right'])}"]
+
+
+def _wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
 def render_text(ch: Changes, a: str, b: str, items: bool) -> str:
     rows = [list(COLUMNS), *(cells(r) for r in ch.rows)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
-    lines = [f"{a} -> {b}: calibrated scores in points; change paired on shared items, 95% interval, "
-             f"verdict after Benjamini-Hochberg (q < 0.05); MDE at 80% power; flips right->wrong/wrong->right"]
+    lines = [f"{a} -> {b}: calibrated scores in points; the change paired on shared items, with its 95% interval;",
+             "verdict after Benjamini-Hochberg (q < 0.05); MDE: the smallest change detectable at 80% power;",
+             "flips -/+: items right->wrong / wrong->right", ""]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    lines += _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    notes = cluster_notes(ch) + _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    lines += [wrapped for note in notes for wrapped in _wrap(note)]
     return "\n".join(lines) + "\n"
 
 
+def cluster_notes(ch: Changes) -> list[str]:
+    """Why an exam's interval is wide, one line per exam: its change is clustered by topic (or by
+    question), and the interval uses Student's t with clusters - 1 degrees of freedom."""
+    by_exam: dict[str, dict[tuple[int, bool], list[str]]] = {}
+    for r in ch.rows:
+        if "clusters" in r:
+            by_topic = r["clusters"] < r["items"]
+            by_exam.setdefault(r["benchmark"], {}).setdefault((r["clusters"], by_topic), []).append(r["metric"])
+    notes = []
+    for exam, groups in by_exam.items():
+        parts = [f"{g} {'topics' if by_topic else 'questions'} as clusters, Student's t with {g - 1} degrees of "
+                 f"freedom ({', '.join(dict.fromkeys(metrics))})" for (g, by_topic), metrics in groups.items()]
+        notes.append(f"* {exam}: an exam row's interval is paired per question and clustered: {'; '.join(parts)}. "
+                     "With few clusters the interval is wide: a change below the row's MDE is no detectable "
+                     "change (docs/method.md §8)")
+    return notes
+
+
 def _item_lines(ch: Changes, items: bool) -> list[str]:
+    """The flipped items of each row, named with the row's benchmark, model and metric."""
     if not items:
         return []
     out = []
     for r in ch.rows:
         if r["to_wrong"] or r["to_right"]:
-            out.append(f"{r['benchmark']} {r['model']}: right->wrong {', '.join(r['to_wrong']) or '-'}; "
+            out.append(f"{r['benchmark']} {r['model']} {r['metric']}: right->wrong {', '.join(r['to_wrong']) or '-'}; "
                        f"wrong->right {', '.join(r['to_right']) or '-'}")
     return out
 
@@ -187,7 +216,7 @@ def render_md(ch: Changes, a: str, b: str, items: bool) -> str:
     lines = [f"**sideways diff** `{a}` → `{b}` (paired 95% intervals, Benjamini-Hochberg verdicts)", "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in ch.rows]
-    extra = _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    extra = cluster_notes(ch) + _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
     return "\n".join(lines + ([""] + [f"- {e}" for e in extra] if extra else [])) + "\n"
 
 

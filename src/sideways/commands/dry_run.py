@@ -39,16 +39,27 @@ def _usd(value: float | None) -> str:
     return "no price" if value is None else f"${value:,.4f}"
 
 
+def _by_model(estimates: list[Estimate]) -> list[str]:
+    """One line per (stage, split, model or judge), columns as wide as their longest cell: within
+    120 columns at the default project; an estimated row is marked ``*`` with one note below."""
+    key = max([11, *(len(e.key) for e in estimates)]) + 1
+    backend = max([7, *(len(e.backend) for e in estimates)]) + 1
+    split = max([5, *(len(e.split) for e in estimates)]) + 1
+    lines = [f"{'stage':<13}{'split':<{split}}{'model/judge':<{key}}{'backend':<{backend}}{'requests':>9}{'cached':>7}"
+             f"{'pulled':>7}{'to send':>8}{'batches':>8}{'in tok':>10}{'out tok':>9}{'est. USD':>11}"]
+    for e in estimates:
+        lines.append(f"{e.stage:<13}{e.split:<{split}}{e.key:<{key}}{e.backend:<{backend}}{e.requests:>9}"
+                     f"{e.cached:>7}{e.pulled:>7}{e.to_send:>8}{e.batches:>8}{e.input_tokens:>10,}"
+                     f"{e.output_tokens:>9,}{_usd(e.cost_usd):>11}" + ("" if e.exact else " *"))
+    if not all(e.exact for e in estimates):
+        lines.append("* judge requests estimated from gold answers (the predictions are not made yet)")
+    return [*lines, ""]
+
+
 def format_report(estimates: list[Estimate], by_model: bool) -> str:
     lines = []
     if by_model:
-        lines.append(f"{'stage':<14}{'split':<6}{'model/judge':<22}{'backend':<19}{'requests':>9}{'cached':>8}"
-                     f"{'pulled':>8}{'to send':>9}{'batches':>8}{'in tok':>11}{'out tok':>10}{'est. USD':>13}")
-        for e in estimates:
-            lines.append(f"{e.stage:<14}{e.split:<6}{e.key:<22}{e.backend:<19}{e.requests:>9}{e.cached:>8}"
-                         f"{e.pulled:>8}{e.to_send:>9}{e.batches:>8}{e.input_tokens:>11,}{e.output_tokens:>10,}{_usd(e.cost_usd):>13}"
-                         + ("" if e.exact else "  (judge requests estimated from gold answers)"))
-        lines.append("")
+        lines += _by_model(estimates)
     totals: dict[tuple[str, str], list[Estimate]] = defaultdict(list)
     for e in estimates:
         totals[(e.provider, e.backend)].append(e)

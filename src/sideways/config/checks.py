@@ -24,6 +24,17 @@ def mapping(value: Any, where: str, *, optional: bool = False) -> Mapping[str, A
     return value
 
 
+def did_you_mean(word: str, known: Collection[str]) -> str:
+    """``did you mean 'x'?`` with every known word as close as the closest (``lm``: ``llm`` or
+    ``vlm``), or "" when none is close."""
+    close = difflib.get_close_matches(word, sorted(known), n=len(known))
+    if not close:
+        return ""
+    best = difflib.SequenceMatcher(None, word, close[0]).ratio()
+    tied = sorted(c for c in close if difflib.SequenceMatcher(None, word, c).ratio() == best)
+    return f"did you mean {' or '.join(map(repr, tied))}?"
+
+
 def known_keys(data: Mapping[str, Any], known: Collection[str], where: str) -> None:
     """Refuse a key outside ``known``, suggesting the closest known one (typos are the usual cause).
 
@@ -31,8 +42,7 @@ def known_keys(data: Mapping[str, Any], known: Collection[str], where: str) -> N
     """
     for key in data:
         if key not in known:
-            close = difflib.get_close_matches(str(key), sorted(known), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(known))}"
+            hint = did_you_mean(str(key), known) or f"known: {', '.join(sorted(known))}"
             path = f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
             raise ParamsError(f"{path}: unknown key ({hint})")
 

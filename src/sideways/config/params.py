@@ -8,7 +8,6 @@ sections have their own modules: :mod:`~sideways.config.riddles`, :mod:`~sideway
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -256,8 +255,7 @@ def _check_takes(params: Params, source: str) -> None:
         where = f"{source}: models.{m.key}"
         for b in m.takes or ():
             if b not in params.benchmarks:
-                close = difflib.get_close_matches(b, params.benchmarks, n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"benchmarks: {', '.join(params.benchmarks)}"
+                hint = checks.did_you_mean(b, params.benchmarks) or f"benchmarks: {', '.join(params.benchmarks)}"
                 raise ParamsError(f"{where}.takes: {b!r} is not a benchmark ({hint})")
         for exam in params.exams:
             if m.capabilities.replays and m.takes is not None and exam in m.takes \

@@ -74,7 +74,7 @@ def hub_questions(rows: Sequence[Mapping[str, Any]], names: Sequence[str], colum
     """The rows as questions, in the dataset's order (pure: no ``datasets`` here)."""
     c = _present_columns(columns, names, where)
     if not rows:
-        raise SchemaError(f"{where}: no rows")
+        raise SchemaError(f"{where}: the exam has no questions (no rows)")
     questions = tuple(_question(row, i, c, where) for i, row in enumerate(rows))
     first: dict[str, int] = {}
     for i, q in enumerate(questions):
@@ -170,15 +170,37 @@ def _load(where: Where, revision: str | None, cache_dir: str | Path | None) -> _
         return _saved_split(saved, where)
     if not local.is_dir() and where.dataset.startswith(("/", "./", "../", "~")):
         raise SchemaError(f"{where}: {where.dataset!r} is not an existing directory")
+    if local.is_dir():
+        check_text_files(local, where)
     try:
         ds: _Dataset = datasets.load_dataset(str(local) if local.is_dir() else where.dataset, where.config,
                                              split=where.split, revision=revision,
                                              cache_dir=str(cache_dir) if cache_dir else None)
     except Exception as exc:  # offline, unknown repo or config or split, unreadable files: many types
+        if "corresponds to no data" in str(exc):  # a split whose files hold a header and no row
+            raise SchemaError(f"{where}: the exam has no questions (its files hold no rows)") from exc
+        if local.is_dir():
+            raise SchemaError(f"{where}: could not load the local copy ({_short(exc)})") from exc
         raise SchemaError(f"{where}: could not load it ({_short(exc)}); offline, use a local copy "
                           "(huggingface-cli download <dataset> --repo-type dataset --local-dir <dir>) "
                           "and give its directory as dataset") from exc
     return ds
+
+
+TEXT_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".txt")
+
+
+def check_text_files(folder: Path, where: Where) -> None:
+    """Every text data file under ``folder`` is UTF-8: else one line naming the file, the line and the
+    byte (``datasets`` would bury the cause in a log line above a ``DatasetGenerationError``)."""
+    for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() in TEXT_SUFFIXES and p.is_file()):
+        data = path.read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise SchemaError(f"{where}: {path.relative_to(folder)}: not UTF-8 (line {line}, byte {exc.start}: "
+                              f"0x{data[exc.start]:02x}); save it as UTF-8") from exc
 
 
 def _saved_split(saved: Any, where: Where) -> _Dataset:

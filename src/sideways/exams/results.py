@@ -100,6 +100,12 @@ def model_metrics(detail: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return out
 
 
+def headline(metrics: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """``{model: exam score}`` from :func:`model_metrics`: one short column per model (the full
+    metrics of every model are thousands of characters a line in ``dvc metrics show``)."""
+    return {model: m["exam_score"] for model, m in sorted(metrics.items())}
+
+
 def topic_breakdown(detail: pd.DataFrame) -> dict[str, dict[str, dict[str, float]]]:
     """Per model and topic: points earned, points possible and the score in percent."""
     out: dict[str, dict[str, dict[str, float]]] = {}
@@ -111,13 +117,15 @@ def topic_breakdown(detail: pd.DataFrame) -> dict[str, dict[str, dict[str, float
 
 
 def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
-    """``metrics/exam.json`` as a table, best ``idk_score`` first (evaluate-idk's cells: ``x ± se``),
-    the tie groups on the exam score last."""
+    """``metrics/exam.json`` as a table, best ``idk_score`` first (evaluate-idk's cells: ``x ± se``,
+    in points to one decimal as the leaderboards), the tie groups on the exam score last; within 120
+    columns at the default project's model keys."""
     def cell(m: dict[str, Any], key: str) -> str:
-        return "-" if m.get(key) is None else f"{m[key]:.2f} ± {m[f'{key}_se']:.2f}"
+        return "-" if m.get(key) is None else f"{m[key]:.1f} ± {m[f'{key}_se']:.1f}"
 
-    header = (f"{'model':<16}{'trad_score':>16}{'idk_score':>16}{'idk_freq':>15}{'extract_fail':>15}"
-              f"{'short_answer':>16}{'exam':>8}{'latency s':>11}{'cost $':>10}{'tie group':>11}")
+    width = max([5, *map(len, metrics)]) + 1
+    header = (f"{'model':<{width}}{'trad_score':>13}{'idk_score':>13}{'idk_freq':>13}{'extract_fail':>14}"
+              f"{'short_answer':>13}{'exam':>7}{'latency s':>10}{'cost $':>9}{'ties':>6}")
     lines = [header]
     order = sorted(metrics, key=lambda k: (-(metrics[k].get("idk_score") or -1e9), k))
     for key in order:
@@ -125,7 +133,7 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
         lat = "-" if m.get("latency_s") is None else f"{m['latency_s']:.2f}"
         cost = "-" if m.get("cost_usd") is None else f"{m['cost_usd']:.4f}"
         exam = "-" if m.get("exam_score") is None else f"{m['exam_score']:.1f}"
-        lines.append(f"{key:<16}{cell(m, 'trad_score'):>16}{cell(m, 'idk_score'):>16}{cell(m, 'idk_freq'):>15}"
-                     f"{cell(m, 'extract_fail'):>15}{cell(m, 'short_answer'):>16}{exam:>8}{lat:>11}{cost:>10}"
-                     f"{m.get('tie_groups', '-'):>11}")
+        lines.append(f"{key:<{width}}{cell(m, 'trad_score'):>13}{cell(m, 'idk_score'):>13}{cell(m, 'idk_freq'):>13}"
+                     f"{cell(m, 'extract_fail'):>14}{cell(m, 'short_answer'):>13}{exam:>7}{lat:>10}{cost:>9}"
+                     f"{m.get('tie_groups', '-'):>6}")
     return "\n".join(lines) + "\n"

@@ -26,12 +26,15 @@ from sideways.artifacts.schema import EXAM_DETAIL
 STAGE = "exam_score"
 
 
-def detail_inputs(exam: str, models: list[str]) -> dict[str, Any]:
+def detail_inputs(exam: str, models: list[str], graded: bool = True) -> dict[str, Any]:
     """What the detail of ``exam`` is made from: code, items, and each model's two fingerprints
-    (None when a table carries none: such a model is never reused)."""
+    (None when a table carries none: such a model is never reused; ``graded`` False: an exam of
+    multiple choice only, whose models have no grades table)."""
+    def grades(m: str) -> str | None:
+        return table_inputs(paths.exam_grades(exam, m)) if graded else "no grades"
+
     return {"code": code_digest(Path("."), STAGE), "items": file_digest(paths.exam_items(exam)),
-            "models": {m: [table_inputs(paths.exam_predictions(exam, m)), table_inputs(paths.exam_grades(exam, m))]
-                       for m in models}}
+            "models": {m: [table_inputs(paths.exam_predictions(exam, m)), grades(m)] for m in models}}
 
 
 def reusable_detail(exam: str, inputs: dict[str, Any]) -> dict[str, pd.DataFrame]:

@@ -22,6 +22,7 @@ from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
+from sideways.exams.kinds import needs_judges
 from sideways.jobs.coarse import LOCAL, JobFiles, PaidJob, Work, paid_job
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
@@ -96,10 +97,12 @@ def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunCon
 
 
 def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, code: str) -> list[PaidJob]:
-    """Every job of ``kind`` (exam_predict or exam_judge): one per exam and model that takes it."""
+    """Every job of ``kind`` (exam_predict or exam_judge): one per exam and model that takes it; no
+    exam_judge job on an exam of multiple choice only (nothing to grade)."""
     make = exam_predict_job if kind == "exam_predict" else exam_judge_job
-    return [make(params, exam, m, ctx, cache, code) for exam in params.exams.values()
-            for m in params.models_taking(exam.key)]
+    exams = [e for e in params.exams.values()
+             if kind == "exam_predict" or needs_judges(read_table(paths.exam_items(e.key), EXAM_ITEMS))]
+    return [make(params, exam, m, ctx, cache, code) for exam in exams for m in params.models_taking(exam.key)]
 
 
 def exam_folders(kind: str) -> list[Path]:

@@ -24,6 +24,7 @@ from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.core.errors import SidewaysError
 from sideways.exams.answer import answer_requests
 from sideways.exams.grade import exam_panel, grade_requests
+from sideways.exams.kinds import needs_judges
 from sideways.jobs.names import job_name
 from sideways.llm.answers import read_answers
 from sideways.llm.prompts import Prompt
@@ -150,7 +151,7 @@ def plan_exam(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext,
     exact = pred_path.exists()
     predictions = read_table(pred_path, EXAM_PREDICTIONS) if exact else items.assign(
         model=model.key, text=items["answer"], status="ok")
-    for judge in exam_panel(params, exam, model):
+    for judge in exam_panel(params, exam, model) if needs_judges(items) else ():
         requests = grade_requests(items, predictions, model, judge, exam.strategy)
         out.append(_planned("exam_judge", exam.key, judge, judge_for(judge), requests, ctx, model.key, exact))
     return out

@@ -61,12 +61,14 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
     chunks: dict[str, list[list[dict[str, Any]]]] = {}
     images: dict[str, bytes] = {}
     for split, t in splits.items():
+        taking = [m.key for m in params.models_taking(split)]  # the others have no rows here to show
         outcomes = prediction_outcomes(t.predictions, t.jury, t.annotations, t.judgments, field)
         index, chunks[split], split_images = explorer(t.riddles, t.predictions, outcomes, t.judgments, field, models)
         images |= split_images
         summary["splits"][split] = {
             "leaderboard": leaderboard_rows(t.scores, field),
-            "analytics": split_analytics(t, outcomes, field, models),
+            "models": taking,
+            "analytics": split_analytics(t, outcomes, field, taking),
             "index": index,
             "chunks": len(chunks[split]),
             "pairwise": pairwise(rank_leaderboard(t.scores), t.jury, t.annotations),

@@ -66,10 +66,13 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
 
 def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
     """Read one exam's tables from ``files`` (an entry of :func:`exam_files`)."""
+    items = read_table(files["items"][0], EXAM_ITEMS)
+    # short answers only are graded (sideways.exams.kinds.needs_judges): multiple choice alone has no grades
+    graded = files["grades"] if (items["kind"] == "short_answer").any() else []
     return ExamTables(
-        key=key, items=read_table(files["items"][0], EXAM_ITEMS),
+        key=key, items=items,
         predictions=read_tables(files["predictions"], EXAM_PREDICTIONS, f"{key} exam predictions"),
-        grades=read_tables(files["grades"], EXAM_GRADES, f"{key} exam grades"),
+        grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
         detail=read_table(files["detail"][0], EXAM_DETAIL),
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
@@ -102,6 +105,6 @@ def input_files(params: Params) -> list[str]:
                   str(paths.scores(split))]
         for m in params.models_taking(split):
             files += [str(paths.predictions(split, m.key)), str(paths.judgments(split, m.key))]
-    for exam in exam_files(params).values():
-        files += [str(f) for table in exam.values() for f in table]
+    for exam in exam_files(params).values():  # no grades on an exam of multiple choice only
+        files += [str(f) for name, table in exam.items() for f in table if name != "grades" or f.exists()]
     return files

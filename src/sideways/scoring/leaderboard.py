@@ -140,13 +140,14 @@ def format_table(board: pd.DataFrame) -> str:
 
     Score and CI are those of the interval the ranks follow; one more column shows the other
     interval as "score ± CI". In simulation (a known ``true_score``) the true score follows, and
-    whether each interval covers it; then, when the board has them, the tie groups (method.md §8).
+    whether each interval covers it; then, when the board has them, the tie groups (method.md §8,
+    headed "ties" so that the table fits 120 columns).
     """
     name = _ranked_by(board)
     other = _other(name)
     sim = "true_score" in board and board["true_score"].notna().any()
     ties = "tie_groups" in board.columns
-    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ()), *(("tie group",) * ties)]
+    header = [*COLUMNS, other, *(("true", "covered", f"{other} covered") if sim else ()), *(("ties",) * ties)]
     cover = {"published": "covered", "posterior": "posterior_covered"}
     blocks = []
     groups = list(board.groupby("n_hints", sort=True))

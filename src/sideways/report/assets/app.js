@@ -20,11 +20,22 @@
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v !== null && v !== undefined) node.setAttribute(k, String(v));
     }
+    return fill(node, ...children);
+  }
+  /* node's children replaced by these: nodes, or text; null and undefined are none (replaceChildren
+   * would write them out as the text "null"). */
+  function fill(node, ...children) {
+    if (node.firstChild) node.replaceChildren();
     for (const c of children) {
-      if (c === null || c === undefined) continue;
-      node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+      if (c !== null && c !== undefined) node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
     }
     return node;
+  }
+  /* A message's `quoted` parts (commands, as the terminal prints them) as <code>, every part as text;
+   * with unpaired backticks, the message as it is. */
+  function prose(text) {
+    const pieces = String(text).split("`");
+    return pieces.length % 2 ? pieces.map((piece, i) => (i % 2 ? el("code", {}, piece) : piece)) : [String(text)];
   }
   function svg(tag, attrs, text) {
     const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
@@ -59,20 +70,22 @@
     window.addEventListener("hashchange", () => open(location.hash));
   }
 
-  /* The tab a URL fragment names (the leaderboard for none or an unknown one). */
-  function tabOf(hash) {
-    const tab = decodeURIComponent(hash.replace(/^#/, ""));
-    return Object.prototype.hasOwnProperty.call(RENDER, tab) ? tab : "leaderboard";
+  /* A fragment's parts, each percent-decoded; a part with a malformed escape (#%, %E0%A4%A) stays
+   * as typed, so a mangled address opens a page (an unknown part: the leaderboard) instead of none. */
+  function parts(hash) {
+    return hash.replace(/^#/, "").split("/").map((p) => { try { return decodeURIComponent(p); } catch (e) { return p; } });
   }
+  /* The tab itself if there is one (else the leaderboard: for no fragment or an unknown one). */
+  const known = (tab) => (Object.prototype.hasOwnProperty.call(RENDER, tab) ? tab : "leaderboard");
   /* #<tab>[/<split>[/<target>]]: the split when it is not the first, then a model or a riddle. */
   function address(tab, target) {
     if (tab.startsWith("exam/")) return tab;
     return tab + (state.split !== SPLITS[0] || target ? "/" + state.split : "") + (target ? "/" + target : "");
   }
   function route(hash) {
-    const parts = decodeURIComponent(hash.replace(/^#/, "")).split("/");
-    if (parts[0] === "exam") return { tab: tabOf("#" + parts.slice(0, 2).join("/")), split: null, target: null };
-    return { tab: tabOf("#" + parts[0]), split: SPLITS.includes(parts[1]) ? parts[1] : null, target: parts.slice(2).join("/") || null };
+    const p = parts(hash);
+    if (p[0] === "exam") return { tab: known(p.slice(0, 2).join("/")), split: null, target: null };
+    return { tab: known(p[0]), split: SPLITS.includes(p[1]) ? p[1] : null, target: p.slice(2).join("/") || null };
   }
   function open(hash) {
     const r = route(hash);
@@ -85,7 +98,7 @@
     show(r.tab);
   }
   function go(tab) {
-    if (tabOf("#" + tab) !== tabOf(location.hash)) history.pushState(null, "", "#" + address(tab));
+    if (tab !== route(location.hash).tab) history.pushState(null, "", "#" + address(tab));
     state.target = null; state.only = null;
     show(tab);
   }
@@ -201,8 +214,11 @@
   function renderAnalytics() {
     const a = data().analytics, sec = document.getElementById("analytics");
     const usd = (v, unpriced) => (unpriced ? "$" + fmt(v, 4) + " (" + unpriced + " unpriced)" : "$" + fmt(v, 4));
-    sec.replaceChildren(
-      el("h2", {}, `Pass rate (%) by category, ${state.split} split (raw jury majority on ${D.header.field})`), heat(a.by_category),
+    const others = MODELS.filter((m) => !data().models.includes(m)).map((m) => NAME[m] || m);
+    fill(sec,
+      el("h2", {}, `Pass rate (%) by category, ${state.split} split (raw jury majority on ${D.header.field})`),
+      others.length ? el("p", { class: "legend" }, ...prose(`Left out of these tables (their \`takes:\` in params.yaml does not list the ${state.split} split): ${others.join(", ")}.`)) : null,
+      heat(a.by_category),
       el("h2", {}, "By difficulty (picarats)"), heat(a.by_picarats),
       el("h2", {}, "By hints given"), heat(a.by_hints),
       el("h2", {}, "Answer-correct vs justification-correct (jury majority, predictions)"),
@@ -252,7 +268,7 @@
     ["p", "passed"], ["f", "failed"], ["e", "error (api/parse)"]];
   function explorerControls() {
     const m = document.getElementById("ex-model"), c = document.getElementById("ex-category"), o = document.getElementById("ex-outcome");
-    m.replaceChildren(el("option", { value: "" }, "all models"), ...MODELS.map((k) => el("option", { value: k }, NAME[k])));
+    m.replaceChildren(el("option", { value: "" }, "all models"), ...data().models.map((k) => el("option", { value: k }, NAME[k])));
     const cats = [...new Set(data().index.map((r) => r.category))].sort();
     c.replaceChildren(el("option", { value: "" }, "all categories"), ...cats.map((k) => el("option", { value: k }, k)));
     o.replaceChildren(...OUTCOMES.map(([v, label]) => el("option", { value: v }, label)));
@@ -289,7 +305,7 @@
   }
   function fillCard(card, r, model) {
     const preds = predictionsOf(r).filter((p) => !model || p.m === model);
-    card.replaceChildren(
+    fill(card,
       el("h3", {}, r.title), el("div", { class: "meta" }, `${r.id} \u00b7 ${r.category} \u00b7 ${r.picarats === null ? "?" : r.picarats} picarats \u00b7 ${r.license}`),
       r.image ? el("img", { src: r.image, alt: "picture of " + r.id, loading: "lazy" }) : null,
       el("p", { class: "text" }, r.description),
@@ -528,7 +544,7 @@
         "Green / red: the interval excludes 0; grey: a tie. Models that share a tie group are separated by no comparison."));
     const C = D.compare;
     if (!C) {
-      sec.appendChild(el("p", { class: "muted" }, "`sideways report --compare REV` adds each model's change against REV here."));
+      sec.appendChild(el("p", { class: "muted" }, ...prose("`sideways report --compare REV` adds each model's change against REV here.")));
       return;
     }
     const rows = C.rows.filter((r) => r.benchmark === state.split);
@@ -539,7 +555,7 @@
         el("td", {}, NAME[r.model] || r.model), el("td", { class: "num" }, fmt(r.a)), el("td", { class: "num" }, fmt(r.b)),
         el("td", { class: "num" }, `${signed(r.change)} [${signed(r.lo)}, ${signed(r.hi)}]`), el("td", {}, changeBar(r)),
         el("td", {}, r.verdict), el("td", { class: "num" }, fmt(r.mde)), el("td", {}, flipLinks(r.to_wrong)), el("td", {}, flipLinks(r.to_right)))))));
-    for (const p of C.not_compared) sec.appendChild(el("p", { class: "muted" }, "not compared: " + p));
+    for (const p of C.not_compared) sec.appendChild(el("p", { class: "muted" }, "not compared: ", ...prose(p)));
   }
 
   const RENDER = { leaderboard: renderLeaderboard, analytics: renderAnalytics, explorer: renderExplorer, compare: renderCompare };

@@ -1,0 +1,224 @@
+"""Run the benchmarks in benchmarks/ and rewrite the figures table they measure (`make bench`).
+
+The table sits between the markers ``<!-- bench:begin`` and ``<!-- bench:end -->`` in
+docs/performance.md and, as a copy, in README.md. Each benchmark below prints its figures; this
+script runs it (bounded arguments), reads the figures out of its output, and rewrites the
+figure and "measured" cells of the rows it owns, keyed by the row's first cell. Rows measured
+by hand (a fresh clone's ``make test``, for instance) are kept as they are; a row of ours that is
+missing is appended. A benchmark that fails to print its figures leaves its rows untouched and
+makes the script exit 1, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = (ROOT / "docs" / "performance.md", ROOT / "README.md")
+BEGIN, END = "<!-- bench:begin", "<!-- bench:end -->"
+
+Rows = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A script of benchmarks/, its arguments, and how its output becomes table rows."""
+
+    name: str
+    argv: tuple[str, ...]
+    rows: Callable[[str], Rows]
+
+
+def _find(pattern: str, text: str, flags: int = 0) -> str:
+    m = re.search(pattern, text, flags)
+    if m is None:
+        raise ValueError(f"no match for {pattern!r}")
+    return m.group(1)
+
+
+def _num(pattern: str, text: str, flags: int = 0) -> float:
+    return float(_find(pattern, text, flags).replace(",", ""))
+
+
+LAYTON = "calibration, `layton` mode, B = 10,000 (`ppi_speed.py`)"
+EXACT = "calibration, `exact` mode (`ppi_speed.py`)"
+TWO_SPLITS = "2 splits x 20 models at B = 10,000, Parquet I/O included (`ppi_speed.py`)"
+LEADERBOARD = "`sideways leaderboard` on the published LLM file (`ppi_speed.py`)"
+
+
+def ppi_speed_rows(out: str) -> Rows:
+    ratio = _num(r"ratio: ([\d,]+)x faster", out)
+    layton, exact = _num(r"sideways layton: ([\d.]+) ms", out), _num(r"sideways exact: ([\d.]+) ms", out)
+    two = _num(r"2 splits x 20 models.*\n\s+([\d.]+) s", out)
+    wall = _num(r"fresh process\n\s+([\d.]+) s wall", out)
+    return {
+        LAYTON: f"{layton:.1f} ms per model, about {ratio:,.0f}x the straightforward per-replicate procedure",
+        EXACT: f"{exact:.1f} ms per model",
+        TWO_SPLITS: f"{two:.2f} s",
+        LEADERBOARD: f"{wall:.1f} s wall",
+    }
+
+
+THROUGHPUT = ("openai-compatible backend, 1,000 requests at concurrency 32 against a local server with 50 ms "
+              "latency (`throughput.py`)")
+FROM_CACHE = "the same 1,000 requests rerun from the request cache (`throughput.py`)"
+
+
+def throughput_rows(out: str) -> Rows:
+    ours = _num(r"median cold: \d+ req/s = ([\d.]+)%", out)
+    bare = _num(r"minimal aiohttp client on the same server: \d+ req/s = ([\d.]+)%", out)
+    warm, resent = _num(r"rerun from the cache: ([\d.]+) s", out), _num(r"(\d+) requests sent", out)
+    verdict = "met" if ours >= 90 else "not reached"
+    return {
+        THROUGHPUT: f"median {ours:.1f}% of the 640 req/s bound over 5 cold runs (target 90%: {verdict}; "
+                    f"a bare aiohttp loop: {bare:.1f}%)",
+        FROM_CACHE: f"{warm:.2f} s, {resent:.0f} requests sent",
+    }
+
+
+REPORT_BUILD = ("report, 50 models x 500 riddles per split and an exam of 198 questions (552 files, 12.9 MB; "
+                "`report.py`)")
+REPORT_RENDER = "report, first render in headless Chromium at that size (`report.py`)"
+
+
+def report_rows(out: str) -> Rows:
+    wall, cpu = _num(r"build .*?: ([\d.]+) s wall", out), _num(r"s wall, ([\d.]+) s CPU", out)
+    first = _num(r"first render .*?median (\d+) ms", out)
+    paint = _num(r"first contentful paint: median (\d+)", out)
+    explorer = _num(r"explorer first cards .*?median (\d+)", out)
+    return {
+        REPORT_BUILD: f"build {wall:.2f} s wall, {cpu:.2f} s CPU (target 10 s)",
+        REPORT_RENDER: f"{first:.0f} ms median (target 1 s); first contentful paint {paint:.0f} ms; "
+                       f"explorer's first cards {explorer:.0f} ms after the tab click",
+    }
+
+
+FULL = "full `dvc repro`, 6 / 48 simulated models (`scaling.py`)"
+NOOP = "no-op `dvc repro`, and `dvc status`, 6 / 48 models (`scaling.py`)"
+ADD_ONE = "`dvc repro` after adding one model, 6 / 48 models (`scaling.py`)"
+
+
+def scaling_rows(out: str) -> Rows:
+    """scaling.py prints ``models | stages | full | commands | no-op | status | add one | per model``."""
+    rows = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) == 8 and cells[0].isdigit():
+            rows[int(cells[0])] = [float(c) for c in cells[2:7]]
+    six, many = rows[6], rows[48]
+    return {
+        FULL: f"{six[0]:.1f} / {many[0]:.1f} s (the stage commands alone: {six[1]:.1f} / {many[1]:.1f} s)",
+        NOOP: f"{six[2]:.1f} / {many[2]:.1f} s, and {six[3]:.1f} / {many[3]:.1f} s",
+        ADD_ONE: f"{six[4]:.1f} / {many[4]:.1f} s",
+    }
+
+
+WALL_TIME = ("paid stages against fake batch providers, 16 batch models, batches done L = 240 s after creation "
+             "(`wall_time.py`)")
+
+
+def wall_time_rows(out: str) -> Rows:
+    m = re.search(r"^\s*16\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)", out, re.M)
+    if m is None:
+        raise ValueError("no row for M = 16")
+    return {WALL_TIME: f"{float(m.group(2)):.2f} L (target 2.5 L), {m.group(3)} batches in {m.group(5)} rounds"}
+
+
+COVERAGE = ("coverage of the posterior interval (the default) / the published one, simulated, 200 seeds x 2 "
+            "splits x 3 label budgets (`interval_coverage.py`)")
+
+
+def coverage_rows(out: str) -> Rows:
+    def span(name: str) -> str:
+        values = [float(v) for v in re.findall(rf"^\S+\s+{name}\s+coverage\s+([\d.]+)%", out, re.M)]
+        if not values:
+            raise ValueError(f"no coverage line for {name}")
+        return f"{min(values):g}-{max(values):g}%"
+    seconds = _num(r"([\d.]+) s wall", out)
+    return {COVERAGE: f"{span('posterior')} / {span('layton')}, in {seconds:.0f} s"}
+
+
+BENCHMARKS = (
+    Benchmark("ppi_speed", (), ppi_speed_rows),
+    Benchmark("throughput", (), throughput_rows),
+    Benchmark("report", (), report_rows),
+    Benchmark("scaling", ("--models", "6,48"), scaling_rows),
+    Benchmark("wall_time", ("--models", "16", "--latency", "240"), wall_time_rows),
+    Benchmark("interval_coverage", (), coverage_rows),
+)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def rewrite(text: str, rows: dict[str, tuple[str, str]]) -> str:
+    """``text`` with the marked table's rows ``rows`` (what -> (figure, measured)) replaced or appended."""
+    start = text.index(BEGIN)
+    end = text.index(END, start)
+    head, body = text[:start], text[start:end].rstrip("\n").split("\n")
+    left = dict(rows)
+    for i, line in enumerate(body):
+        if line.startswith("| ") and (what := _cells(line)[0]) in left:
+            figure, measured = left.pop(what)
+            body[i] = f"| {what} | {figure} | {measured} |"
+    body += [f"| {what} | {figure} | {measured} |" for what, (figure, measured) in left.items()]
+    return head + "\n".join(body) + "\n" + text[end:]
+
+
+def table(text: str) -> str:
+    """The marked table of ``text``, markers included."""
+    start = text.index(BEGIN)
+    return text[start:text.index(END, start) + len(END)]
+
+
+def run(bench: Benchmark) -> dict[str, tuple[str, str]]:
+    """Run one benchmark; its rows with the date and the load average around the run."""
+    load0 = os.getloadavg()[0]
+    print(f"== benchmarks/{bench.name}.py {' '.join(bench.argv)}", flush=True)
+    done = subprocess.run([sys.executable, f"benchmarks/{bench.name}.py", *bench.argv], cwd=ROOT,
+                          stdout=subprocess.PIPE, text=True)
+    print(done.stdout, end="", flush=True)
+    load1 = os.getloadavg()[0]
+    measured = f"{datetime.date.today().isoformat()}, load {min(load0, load1):.1f}-{max(load0, load1):.1f}"
+    return {what: (figure, measured) for what, figure in bench.rows(done.stdout).items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", nargs="+", choices=[b.name for b in BENCHMARKS], help="run only these")
+    p.add_argument("--dry-run", action="store_true", help="print the rows, change no file")
+    args = p.parse_args(argv)
+    rows: dict[str, tuple[str, str]] = {}
+    failed = []
+    t0 = time.perf_counter()
+    for bench in BENCHMARKS:
+        if args.only and bench.name not in args.only:
+            continue
+        try:
+            rows |= run(bench)
+        except ValueError as e:
+            failed.append(f"{bench.name}: its output has no figures ({e})")
+    for what, (figure, measured) in rows.items():
+        print(f"| {what} | {figure} | {measured} |")
+    if rows and not args.dry_run:
+        for path in FILES:
+            path.write_text(rewrite(path.read_text(), rows))
+        print(f"rewrote {len(rows)} rows in " + " and ".join(str(f.relative_to(ROOT)) for f in FILES))
+    print(f"{time.perf_counter() - t0:.0f} s")
+    for line in failed:
+        print(line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

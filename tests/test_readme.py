@@ -1,0 +1,128 @@
+"""The README is for users: no issue numbers (in it or in docs/), and its one table of figures
+is the table `make bench` rewrites in docs/performance.md (scripts/bench.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+
+from helpers import ROOT
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_script", ROOT / "scripts" / "bench.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_script"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+
+def test_no_issue_numbers_in_the_readme_or_docs():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in pages
+             for m in re.finditer(r"(?i)\bissues?[ -]?#?\d+", p.read_text())]
+    assert not found, found
+
+
+def test_the_readme_has_no_dated_measurement_log():
+    readme = (ROOT / "README.md").read_text()
+    outside = readme.replace(bench.table(readme), "")
+    assert not re.findall(r"20\d\d-\d\d-\d\d", outside), "dates belong to the table or docs/performance.md"
+    assert "the same day" not in readme and "second session" not in readme
+    assert readme.count("\n| what | figure |") == 1  # one table of figures
+
+
+def test_the_readme_table_is_the_performance_page_table():
+    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "performance.md").read_text()
+    assert bench.table(readme) == bench.table(page)
+
+
+def test_every_row_bench_writes_is_in_the_table():
+    table = bench.table((ROOT / "docs" / "performance.md").read_text())
+    whats = {bench._cells(line)[0] for line in table.splitlines() if line.startswith("| ")}
+    written = {bench.LAYTON, bench.EXACT, bench.TWO_SPLITS, bench.LEADERBOARD, bench.THROUGHPUT, bench.FROM_CACHE,
+               bench.REPORT_BUILD, bench.REPORT_RENDER, bench.FULL, bench.NOOP, bench.ADD_ONE, bench.WALL_TIME,
+               bench.COVERAGE}
+    assert written <= whats, written - whats
+
+
+# What the benchmarks print (their own print statements, figures changed).
+OUTPUTS = {
+    "ppi_speed": """inputs: synthetic (9 models x 186 riddles; x not found)
+
+1. layton mode, B = 10000, field both_correct, 9 models
+  reference (pandas + ppi_py): 61.000 ms per replicate, measured at B=200 over 3 models
+  sideways layton: 1.712 ms per model
+  ratio: 7,123x faster (target >= 1000x)
+
+2. 2 splits x 20 models, B = 10,000, with Parquet I/O
+  0.151 s (target < 0.5 s)
+
+3. exact mode
+  sideways exact: 1.234 ms per model (target < 5 ms)
+
+4. `sideways leaderboard` (layton, B = 10,000), fresh process
+  0.43 s wall (target < 3 s)
+""",
+    "throughput": """cold run 1: 1.800 s, 556 req/s = 86.8% of 640; 1000 sent, 1000 cache records; client CPU 0.90 ms/request
+caches under /tmp
+median cold: 560 req/s = 87.5% of the concurrency bound (target >= 90%)
+calibration, minimal aiohttp client on the same server: 590 req/s = 92.2%
+rerun from the cache: 0.210 s (target < 1 s), 0 requests sent (target 0); rows identical: True
+""",
+    "report": """50 models x 500 riddles per split (vlm with pictures), 198 exam questions: 552 files, 12.9 MB
+build (python stages/report.py, Parquet reads included): 3.10 s wall, 2.70 s CPU (target < 10 s; load average 2.0 on 2 cores)
+first render in Chromium (navigation start to leaderboard drawn): median 110 ms, range 90-130 ms (target < 1000 ms)
+first contentful paint: median 90 ms
+explorer first cards (tab click to first card filled): median 320 ms
+exam page first question cards (tab click to first card filled): median 270 ms
+""",
+    "scaling": """models | stages | full repro | commands alone | no-op repro | dvc status | add one model | full / model
+6 | 17 | 15.3 | 11.7 | 0.9 | 0.7 | 11.7 | 2.55
+48 | 17 | 43.0 | 35.8 | 1.0 | 0.8 | 23.9 | 0.90
+seconds, 1 run each; load average after: 2.20 1.00 0.50, 2 cores
+""",
+    "wall_time": """L = 240 s, k = 3 batch judges per panel, splits llm and vlm, 0 online model(s) besides
+  M    wall s   wall/L  batches  most in flight  rounds  wall - rounds x L  per provider
+ 16     564.7     2.35      176             128       2               84.7  openai 64
+""",
+    "interval_coverage": """6 models, judges default, self-bias default, riddles llm 36, vlm 20, seeds 0..199
+
+share 0.1667, kappa 4:
+llm  posterior  coverage  97.0% ± 1.2  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
+llm  layton     coverage  62.5% ± 3.4  (1200 intervals, 200/200 runs complete)  mean half-width 5.00 points
+vlm  posterior  coverage 100.0% ± 0.0  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
+vlm  layton     coverage  98.0% ± 1.0  (1200 intervals, 200/200 runs complete)  mean half-width 5.00 points
+
+365.2 s wall for 200 seeds x 2 splits x 3 cell(s); load average 5.00 at the start, 6.00 at the end (2 cores)
+""",
+}
+
+
+def test_each_benchmark_output_becomes_its_rows():
+    rows = {}
+    for b in bench.BENCHMARKS:
+        rows |= b.rows(OUTPUTS[b.name])
+    assert rows[bench.LAYTON] == "1.7 ms per model, about 7,123x the straightforward per-replicate procedure"
+    assert rows[bench.TWO_SPLITS] == "0.15 s" and rows[bench.LEADERBOARD] == "0.4 s wall"
+    assert "87.5%" in rows[bench.THROUGHPUT] and "not reached" in rows[bench.THROUGHPUT]
+    assert rows[bench.FROM_CACHE] == "0.21 s, 0 requests sent"
+    assert rows[bench.REPORT_RENDER].startswith("110 ms median")
+    assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
+    assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
+    assert rows[bench.COVERAGE] == "97-100% / 62.5-98%, in 365 s"
+
+
+def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():
+    text = ("intro\n<!-- bench:begin -->\n| what | figure | measured |\n|---|---|---|\n"
+            "| by hand | 9 min | 2026-11-25 |\n| ours | old | then |\n<!-- bench:end -->\nafter\n")
+    out = bench.rewrite(text, {"ours": ("new", "now"), "more": ("1 s", "now")})
+    assert out == ("intro\n<!-- bench:begin -->\n| what | figure | measured |\n|---|---|---|\n"
+                   "| by hand | 9 min | 2026-11-25 |\n| ours | new | now |\n| more | 1 s | now |\n"
+                   "<!-- bench:end -->\nafter\n")
