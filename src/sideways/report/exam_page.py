@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,15 +103,22 @@ def _replies(t: ExamTables, order: dict[str, int]) -> tuple[Replies, dict[str, l
     joined = pd.DataFrame({"item": item, "model": model}).merge(text, on=["item", "model"], how="left")
     values = {c: _python_values(detail[c]) for c in _OUTCOME}
     outcomes = [outcome(dict(zip(_OUTCOME, row, strict=True))) for row in zip(*values.values(), strict=True)]
+    del values
     verdicts = _grouped(records(t.grades), order, "judge", "strategy")
     counts = Counter((str(v["item_id"]), str(v["model"])) for vs in verdicts.values() for v in vs)
     codes, uniques = pd.factorize(item)
-    sort = np.lexsort((np.array([order[m] for m in model], dtype=np.int64), codes))
-    columns = {"model": _python_values(detail["model"]), "text": _missing(joined["text"]),
-               "letters": _python_values(detail["letters"]), "status": _python_values(detail["status"]),
-               "error": _missing(joined["error"]), "outcome": outcomes, "earned": _python_values(detail["earned"]),
-               "n_verdicts": [counts.get(k, 0) for k in zip(item.tolist(), model.tolist(), strict=True)]}
-    columns = {k: [c[i] for i in sort] for k, c in columns.items()}
+    sort = np.lexsort((np.array([order[m] for m in model], dtype=np.int64), codes)).tolist()
+    make: dict[str, Callable[[], list[Any]]] = {
+        "model": lambda: _python_values(detail["model"]), "text": lambda: _missing(joined["text"]),
+        "letters": lambda: _python_values(detail["letters"]), "status": lambda: _python_values(detail["status"]),
+        "error": lambda: _missing(joined["error"]), "outcome": lambda: outcomes,
+        "earned": lambda: _python_values(detail["earned"]),
+        "n_verdicts": lambda: [counts.get(k, 0) for k in zip(item.tolist(), model.tolist(), strict=True)]}
+    columns: dict[str, list[Any]] = {}
+    for name, column in make.items():  # one column at a time in both orders, not all of them
+        made = column()
+        columns[name] = [made[i] for i in sort]
+        del made
     cuts = np.flatnonzero(np.diff(codes[sort])) + 1
     edges = [0, *cuts.tolist(), len(sort)]
     rows = {str(uniques[codes[sort[a]]]): slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a}
