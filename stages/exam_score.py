@@ -8,6 +8,7 @@ exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {
 metrics files are ``{}``.
 """
 
+import json
 from typing import Any
 
 from sideways.artifacts import paths
@@ -17,7 +18,8 @@ from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_table, headline, model_metrics, topic_breakdown
+from sideways.exams.results import detail_table, detail_tables, headline, model_metrics, topic_breakdown
+from sideways.exams.reuse import detail_inputs, reusable_detail
 
 
 def main() -> None:
@@ -33,13 +35,16 @@ def main() -> None:
     for exam in params.exams:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
-        predictions = read_tables([paths.exam_predictions(exam, k) for k in keys], EXAM_PREDICTIONS,
-                                  f"exam {exam} predictions")
         # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
-        graded = keys if (items["kind"] == "short_answer").any() else []
-        grades = read_tables([paths.exam_grades(exam, k) for k in graded], EXAM_GRADES, f"exam {exam} grades")
-        detail = detail_table(items, predictions, grades)
-        write_table(detail, EXAM_DETAIL, paths.exam_detail(exam))
+        graded = bool((items["kind"] == "short_answer").any())
+        no_grades = read_tables([], EXAM_GRADES, f"exam {exam} grades")
+        inputs = detail_inputs(exam, keys, graded)
+        reused = reusable_detail(exam, inputs)
+        # model by model: one model's replies (their texts) in memory at a time, not every model's
+        detail = detail_tables(items, (reused[k] if k in reused else detail_table(
+            items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
+            read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades) for k in sorted(keys)))
+        detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), json.dumps(inputs, sort_keys=True))
         metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
         for model, groups in exam_tie_groups(detail).items():
             metrics[exam][model]["tie_groups"] = groups

@@ -78,10 +78,11 @@ def table_bytes(df: pd.DataFrame, schema: TableSchema, source: str, inputs: str 
     return bytes(sink.getvalue().to_pybytes())
 
 
-def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path) -> pd.DataFrame:
-    """Validate ``df`` against ``schema`` and write it to ``path`` as Parquet, atomically."""
+def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path, inputs: str | None = None) -> pd.DataFrame:
+    """Validate ``df`` against ``schema`` and write it to ``path`` as Parquet, atomically
+    (``inputs``: as :func:`table_bytes`)."""
     table_df = conform(df, schema, str(path))
-    atomic_write_bytes(path, table_bytes(table_df, schema, str(path)))
+    atomic_write_bytes(path, table_bytes(table_df, schema, str(path), inputs))
     return table_df
 
 

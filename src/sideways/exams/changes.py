@@ -11,17 +11,22 @@ interval and p-value use Student's t with G - 1 degrees of freedom. A question i
 earned at least half its points; the flips are the questions that changed side.
 
 The same paired difference between two models of one version gives an exam's tie groups
-(:func:`exam_tie_groups`, in ``metrics/exams.json``).
+(:func:`exam_tie_groups`, in ``metrics/exams.json``). Those are computed for every pair at once
+from one questions x models matrix (:mod:`sideways.exams.tie_matrix`); the few pairs whose
+interval ends within rounding of 0 are recomputed here, one by one, so the groups are exactly
+those of the pair-by-pair computation.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from sideways.exams.tie_matrix import pair_intervals
 from sideways.scoring.verdicts import tie_groups
 
 #: z_0.80: the power term of the minimal detectable change (80% power), added to the t critical value.
@@ -46,8 +51,10 @@ def t_sf2(t: float, df: int) -> float:
     return float(min(1.0, max(0.0, 1.0 - 2.0 * inner)))
 
 
+@functools.cache
 def t_quantile(level: float, df: int) -> float:
-    """The two-sided critical value: |t| with P(|T| >= |t|) = 1 - level (bisection on :func:`t_sf2`)."""
+    """The two-sided critical value: |t| with P(|T| >= |t|) = 1 - level (bisection on :func:`t_sf2`;
+    cached: every pair of an exam with the same number of clusters shares it)."""
     lo, hi = 0.0, 1000.0
     for _ in range(60):
         mid = (lo + hi) / 2
@@ -68,7 +75,11 @@ def _values(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
     """The paired change of ``metric`` from detail rows ``a`` to ``b`` of one model; None without shared questions."""
-    va, vb = _values(a, metric), _values(b, metric)
+    return paired_values(_values(a, metric), _values(b, metric))
+
+
+def paired_values(va: pd.DataFrame, vb: pd.DataFrame) -> dict[str, Any] | None:
+    """:func:`paired_metric` of two versions' values (:func:`_values`); None without shared questions."""
     shared = va.index.intersection(vb.index)
     if not len(shared):
         return None
@@ -102,9 +113,10 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
     ma, mb = set(a["model"]), set(b["model"])
     problems = [f"{exam}, {m}: took the exam in {names[0] if m in ma else names[1]} only; no change to compute"
                 for m in sorted(ma ^ mb)]
+    by_a, by_b = dict(iter(a.groupby("model", sort=False))), dict(iter(b.groupby("model", sort=False)))
     for model in sorted(ma & mb):
         for metric in METRICS:
-            got = paired_metric(a[a["model"] == model], b[b["model"] == model], metric)
+            got = paired_metric(by_a[model], by_b[model], metric)
             if got is None:
                 continue
             rows.append({"benchmark": exam, "model": model, "metric": metric,
@@ -115,17 +127,21 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
 def exam_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
     """Each model's tie groups on ``metric`` (``"1"``, ``"1,2"``): models in order of the metric,
     a pair apart when the 95% interval of its paired per-question difference (clustered by
-    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`)."""
-    by_model = {str(m): d for m, d in detail.groupby("model", sort=True)}
-    value = {}
-    for m, d in by_model.items():
-        v = _values(d, metric)
-        value[m] = float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
-    order = sorted(by_model, key=lambda m: (-value[m], m))
+    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`).
+
+    Every pair at once (:func:`sideways.exams.tie_matrix.pair_intervals`); a pair whose interval
+    ends too close to 0 for the matrix's rounding to decide is recomputed by :func:`paired_values`.
+    """
+    values = {str(m): _values(d, metric) for m, d in detail.groupby("model", sort=True)}
+    value = {m: float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
+             for m, v in values.items()}
+    order = sorted(values, key=lambda m: (-value[m], m))
+    found = pair_intervals([values[m] for m in order], lambda g: t_quantile(0.95, g))
     apart: set[frozenset[str]] = set()
-    for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            got = paired_metric(by_model[a], by_model[b].assign(model=a), metric)
-            if got is not None and (got["lo"] > 0 or got["hi"] < 0):
-                apart.add(frozenset((a, b)))
+    for i, j in zip(*np.nonzero(found.apart), strict=True):
+        apart.add(frozenset((order[i], order[j])))
+    for i, j in zip(*np.nonzero(found.unsure), strict=True):
+        got = paired_values(values[order[i]], values[order[j]])
+        if got is not None and (got["lo"] > 0 or got["hi"] < 0):
+            apart.add(frozenset((order[i], order[j])))
     return {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}

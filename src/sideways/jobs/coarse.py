@@ -33,6 +33,7 @@ from sideways.artifacts.failures import (
 )
 from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, table_inputs
 from sideways.artifacts.previous import previous_bytes, previous_output
+from sideways.config.backends import backend_entry
 from sideways.core.errors import SidewaysError
 from sideways.jobs.fanout import Failed, Job, JobsFailed, settle_jobs
 from sideways.llm import budget
@@ -48,6 +49,13 @@ if TYPE_CHECKING:
 
 
 NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
+
+
+def computed_here(backend: str) -> bool:
+    """Whether ``backend``'s answers are computed in this process, asking nobody (simulated or
+    replayed, by the backend table): its jobs are local (Job.local)."""
+    entry = backend_entry(backend)
+    return entry.simulated or entry.replays
 
 
 @dataclass(frozen=True)
@@ -137,9 +145,9 @@ def blocked_job(name: str, provider: str, id: JobId, why: str) -> PaidJob:
 
 
 def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str, cache: RequestCache,
-             work: Callable[[], Work], id: JobId | None = None) -> PaidJob:
+             work: Callable[[], Work], id: JobId | None = None, local: bool = False) -> PaidJob:
     """The job ``name`` of ``stage``: its previous files if ``inputs`` match, else ``work`` run
-    after restoring the answers its previous results carried."""
+    after restoring the answers its previous results carried (``local``: :attr:`Job.local`)."""
 
     def run() -> Result:
         restored = restore_previous(stage, files.answers, cache)
@@ -150,7 +158,7 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
                       answers_bytes(used(made.keys, cache, made.answered)), json_bytes(made.cost), reused=False)
 
-    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run), id)
+    return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run, local), id)
 
 
 def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root: Path | None = None) -> list[Result]:

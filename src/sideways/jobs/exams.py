@@ -23,7 +23,17 @@ from sideways.config.params import JudgeSpec, ModelSpec, Params
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.kinds import needs_judges
-from sideways.jobs.coarse import JobFiles, JobId, PaidJob, Work, answered_keys, blocked_job, paid_job, senders
+from sideways.jobs.coarse import (
+    JobFiles,
+    JobId,
+    PaidJob,
+    Work,
+    answered_keys,
+    blocked_job,
+    computed_here,
+    paid_job,
+    senders,
+)
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -68,7 +78,7 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
                     exam_files("exam_predict", exam.key, model.key),
                     exam_predict_inputs(params, exam, model, code), cache, work,
-                    JobId("exam_predict", model.key, exam.key))
+                    JobId("exam_predict", model.key, exam.key), local=computed_here(model.backend))
 
 
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,

@@ -24,7 +24,17 @@ from sideways.backends import judge_for, predictor_for
 from sideways.backends.base import RunContext
 from sideways.config.options import ReplayOptions, expect_options
 from sideways.config.params import JudgeSpec, ModelSpec, Params
-from sideways.jobs.coarse import JobFiles, JobId, PaidJob, Work, answered_keys, blocked_job, paid_job, senders
+from sideways.jobs.coarse import (
+    JobFiles,
+    JobId,
+    PaidJob,
+    Work,
+    answered_keys,
+    blocked_job,
+    computed_here,
+    paid_job,
+    senders,
+)
 from sideways.jobs.fanout import Job, run_jobs
 from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
@@ -75,7 +85,8 @@ def predict_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, c
                     predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
 
     return paid_job("predict", name, model.provider, job_files("predict", split, model.key),
-                    predict_inputs(params, model, split, code), cache, work, JobId("predict", model.key, split))
+                    predict_inputs(params, model, split, code), cache, work, JobId("predict", model.key, split),
+                    local=computed_here(model.backend))
 
 
 def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cache: RequestCache,

@@ -16,9 +16,15 @@ points, ``f`` wrong or no points, ``i`` "I don't know", ``x`` no letter could be
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from sideways.artifacts.schema import records
+import numpy as np
+import pandas as pd
+
+from sideways.artifacts.schema import _python_values, records
 from sideways.report.inputs import ExamTables
 
 CHUNK = 25
@@ -66,20 +72,62 @@ def _grouped(rows: list[dict[str, Any]], order: dict[str, int], *keys: str) -> d
     return out
 
 
-def _replies(t: ExamTables, order: dict[str, int]) -> tuple[dict[str, list[dict[str, Any]]],
-                                                            dict[str, list[dict[str, Any]]]]:
+#: The detail columns :func:`outcome` reads.
+_OUTCOME = ("status", "kind", "extract_fail", "idk_freq", "trad", "judges", "earned", "points")
+
+
+@dataclass(frozen=True)
+class Replies:
+    """Every model's replies as columns (the fields of :data:`_REPLY`), sorted by item then params
+    order; ``rows[item]`` is the item's slice. Columns, not one dict per reply: at 200 models and
+    14,042 questions a dict per reply held several gigabytes."""
+
+    columns: dict[str, list[Any]]
+    rows: dict[str, slice]
+
+    def of(self, item: str) -> list[dict[str, Any]]:
+        """The item's replies as rows (a handful at a time)."""
+        at = self.rows.get(item, slice(0, 0))
+        return [dict(zip(self.columns, row, strict=True)) for row in zip(*(c[at] for c in self.columns.values()),
+                                                                          strict=True)]
+
+
+def _replies(t: ExamTables, order: dict[str, int]) -> tuple[Replies, dict[str, list[dict[str, Any]]]]:
     """Per item: each model's reply joined with its detail row; and the judges' verdicts."""
-    text = {(str(p["item_id"]), str(p["model"])): p for p in records(t.predictions)}
-    joined = []
-    for d in records(t.detail):
-        p = text.get((str(d["item_id"]), str(d["model"])), {})
-        joined.append(d | {"text": p.get("text"), "error": p.get("error"), "outcome": outcome(d)})
+    detail = t.detail[t.detail["model"].isin(list(order))]
+    item = detail["item_id"].astype(str).to_numpy()
+    model = detail["model"].astype(str).to_numpy()
+    text = pd.DataFrame({"item": t.predictions["item_id"].astype(str), "model": t.predictions["model"].astype(str),
+                         "text": t.predictions["text"], "error": t.predictions["error"]})
+    text = text.drop_duplicates(["item", "model"], keep="last")
+    joined = pd.DataFrame({"item": item, "model": model}).merge(text, on=["item", "model"], how="left")
+    values = {c: _python_values(detail[c]) for c in _OUTCOME}
+    outcomes = [outcome(dict(zip(_OUTCOME, row, strict=True))) for row in zip(*values.values(), strict=True)]
+    del values
     verdicts = _grouped(records(t.grades), order, "judge", "strategy")
-    replies = _grouped(joined, order)
-    for item, rows in replies.items():
-        for r in rows:
-            r["n_verdicts"] = sum(1 for v in verdicts.get(item, []) if v["model"] == r["model"])
-    return replies, verdicts
+    counts = Counter((str(v["item_id"]), str(v["model"])) for vs in verdicts.values() for v in vs)
+    codes, uniques = pd.factorize(item)
+    sort = np.lexsort((np.array([order[m] for m in model], dtype=np.int64), codes)).tolist()
+    make: dict[str, Callable[[], list[Any]]] = {
+        "model": lambda: _python_values(detail["model"]), "text": lambda: _missing(joined["text"]),
+        "letters": lambda: _python_values(detail["letters"]), "status": lambda: _python_values(detail["status"]),
+        "error": lambda: _missing(joined["error"]), "outcome": lambda: outcomes,
+        "earned": lambda: _python_values(detail["earned"]),
+        "n_verdicts": lambda: [counts.get(k, 0) for k in zip(item.tolist(), model.tolist(), strict=True)]}
+    columns: dict[str, list[Any]] = {}
+    for name, column in make.items():  # one column at a time in both orders, not all of them
+        made = column()
+        columns[name] = [made[i] for i in sort]
+        del made
+    cuts = np.flatnonzero(np.diff(codes[sort])) + 1
+    edges = [0, *cuts.tolist(), len(sort)]
+    rows = {str(uniques[codes[sort[a]]]): slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a}
+    return Replies(columns, rows), verdicts
+
+
+def _missing(column: pd.Series) -> list[Any]:
+    """A joined column as Python values, a reply with no prediction row as None (``dict.get``)."""
+    return [None if v is None or (isinstance(v, float) and v != v) else v for v in _python_values(column)]
 
 
 def _columns(rows: list[dict[str, Any]], spec: dict[str, str]) -> dict[str, list[Any]]:
@@ -127,11 +175,12 @@ def exam_page(t: ExamTables, models: list[str]) -> ExamPage:
     chunks: list[list[dict[str, Any]]] = []
     for i, item in enumerate(items):
         item_id = str(item["item_id"])
-        q = _question(item, replies.get(item_id, []), verdicts.get(item_id, []))
+        rows = replies.of(item_id)
+        q = _question(item, rows, verdicts.get(item_id, []))
         if i % CHUNK == 0:
             chunks.append([])
         chunks[-1].append(q)
-        codes = {str(r["model"]): str(r["outcome"]) for r in replies.get(item_id, [])}
+        codes = {str(r["model"]): str(r["outcome"]) for r in rows}
         index.append(_index_entry(q, i, codes, _disagree(verdicts.get(item_id, [])), models))
     title = str(items[0]["exam"]) if items else t.key
     page = {"key": t.key, "title": title, "metrics": metric_rows(t, models), "topics": topic_table(t, models),

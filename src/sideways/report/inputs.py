@@ -46,7 +46,7 @@ class ExamTables:
 
     key: str
     items: pd.DataFrame
-    predictions: pd.DataFrame
+    predictions: pd.DataFrame  # the replies: REPLY_COLUMNS of EXAM_PREDICTIONS
     grades: pd.DataFrame
     detail: pd.DataFrame
     metrics: dict[str, dict[str, Any]]
@@ -72,12 +72,24 @@ def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
     graded = files["grades"] if (items["kind"] == "short_answer").any() else []
     return ExamTables(
         key=key, items=items,
-        predictions=read_tables(files["predictions"], EXAM_PREDICTIONS, f"{key} exam predictions"),
+        predictions=_replies(files["predictions"], key),
         grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
         detail=read_table(files["detail"][0], EXAM_DETAIL),
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
     )
+
+
+#: The columns of the exam's predictions its page shows; tokens and costs stay on disk.
+REPLY_COLUMNS = ["item_id", "model", "text", "error"]
+
+
+def _replies(files: list[Path], key: str) -> pd.DataFrame:
+    """Every model's exam predictions, :data:`REPLY_COLUMNS` only, read file by file: at 200
+    models x 14,042 questions the whole table and its schema check's copies held gigabytes."""
+    if not files:
+        return read_tables([], EXAM_PREDICTIONS, f"{key} exam predictions")[REPLY_COLUMNS]
+    return pd.concat([read_table(f, EXAM_PREDICTIONS)[REPLY_COLUMNS] for f in files], ignore_index=True)
 
 
 def read_exams(params: Params) -> list[ExamTables]:

@@ -1,0 +1,67 @@
+"""exam_score reuses a model's detail rows when its predictions, grades, items and code are unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from helpers.exams import items, mcq, sim_judge, sim_model
+from sideways.artifacts import paths
+from sideways.artifacts.fingerprint import code_digest
+from sideways.artifacts.io import atomic_write_bytes, table_bytes, write_table
+from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
+from sideways.backends.base import RunContext
+from sideways.exams.answer import exam_predictions
+from sideways.exams.grade import exam_grades
+from sideways.exams.results import detail_table
+from sideways.exams.reuse import detail_inputs, reusable_detail
+
+
+def write(df: pd.DataFrame, schema, path, inputs: str) -> None:  # type: ignore[no-untyped-def]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, table_bytes(df, schema, str(path), inputs))
+
+
+def project(tmp_path, monkeypatch) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    code_digest.cache_clear()
+    (tmp_path / "dvc.yaml").write_text("stages:\n  exam_score:\n    deps: [src/code.py]\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/code.py").write_text("version = 1\n")
+    table = items([mcq(f"q{i}", f"Q{i}?", topic=f"t{i % 3}") for i in range(12)])
+    write(table, EXAM_ITEMS, paths.exam_items("e"), "items")
+    parts = []
+    for key in ("m1", "m2"):
+        p = exam_predictions(table, sim_model(key), RunContext(seed=1))
+        g = exam_grades(table, p, sim_model(key), sim_judge(), "baseline", RunContext(seed=1))
+        write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", key), f"p-{key}")
+        write(g, EXAM_GRADES, paths.exam_grades("e", key), f"g-{key}")
+        parts.append(detail_table(table, p, g))
+    detail = pd.concat(parts, ignore_index=True)
+    paths.exam_detail("e").parent.mkdir(parents=True, exist_ok=True)
+    return write_table(detail, EXAM_DETAIL, paths.exam_detail("e"), json.dumps(detail_inputs("e", ["m1", "m2"])))
+
+
+def test_every_model_is_reused_when_nothing_changed(tmp_path, monkeypatch):
+    detail = project(tmp_path, monkeypatch)
+    reused = reusable_detail("e", detail_inputs("e", ["m1", "m2"]))
+    assert sorted(reused) == ["m1", "m2"]
+    assert pd.concat([reused["m1"], reused["m2"]], ignore_index=True).equals(detail)
+
+
+def test_a_model_whose_predictions_changed_is_rebuilt_and_a_code_change_rebuilds_all(tmp_path, monkeypatch):
+    detail = project(tmp_path, monkeypatch)
+    p = detail[detail["model"] == "m2"]  # any table: only its fingerprint matters here
+    write(pd.read_parquet(paths.exam_predictions("e", "m2")), EXAM_PREDICTIONS, paths.exam_predictions("e", "m2"),
+          "p-m2, answered again")
+    assert len(p) and sorted(reusable_detail("e", detail_inputs("e", ["m1", "m2"]))) == ["m1"]
+    (tmp_path / "src/code.py").write_text("version = 2\n")
+    code_digest.cache_clear()  # one digest per process: a stage run reads its code once
+    assert reusable_detail("e", detail_inputs("e", ["m1", "m2"])) == {}
+
+
+def test_a_detail_without_fingerprints_is_not_reused(tmp_path, monkeypatch):
+    detail = project(tmp_path, monkeypatch)
+    write_table(detail, EXAM_DETAIL, paths.exam_detail("e"))
+    assert reusable_detail("e", detail_inputs("e", ["m1", "m2"])) == {}

@@ -1,0 +1,159 @@
+"""The exam's tie groups from one questions x models matrix are the pair-by-pair groups, exactly.
+
+The reference below is the pair-by-pair computation the matrix replaced (kept here verbatim in
+its arithmetic: per-model frames, index intersection, pandas groupby of the influences by topic).
+It is compared on the demo project (the demo exam, params.yaml's models), on 50 simulated models
+taking a bigger exam, and on tables built to sit on the edges: models with the same answers,
+questions some models failed, a single topic, fractional points.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.exams import items, mcq, short, sim_judge, sim_model
+from sideways.backends.base import RunContext
+from sideways.config.params import parse_params
+from sideways.exams import changes
+from sideways.exams.answer import exam_predictions
+from sideways.exams.changes import _values, exam_tie_groups, t_quantile
+from sideways.exams.format import load_exam
+from sideways.exams.grade import exam_grades, exam_panel
+from sideways.exams.items import items_table
+from sideways.exams.results import detail_table, detail_tables
+from sideways.scoring.verdicts import tie_groups
+
+
+def reference_interval(va: pd.DataFrame, vb: pd.DataFrame) -> tuple[float, float] | None:
+    """The old paired_metric's (lo, hi) from two models' values (each model's frame built once)."""
+    shared = va.index.intersection(vb.index)
+    if not len(shared):
+        return None
+    va, vb = va.loc[shared], vb.loc[shared]
+    w, d = va["w"].to_numpy(), vb["x"].to_numpy() - va["x"].to_numpy()
+    change = float(np.sum(w * d) / np.sum(w))
+    influence = w * (d - change) / np.sum(w)
+    topics = va["topic"].to_numpy()
+    groups = topics if len(set(topics)) > 1 else np.asarray(shared)
+    sums = pd.Series(influence).groupby(groups).sum().to_numpy()
+    g = len(sums)
+    se = math.sqrt(g / (g - 1) * float(np.sum(sums ** 2))) if g > 1 else math.nan
+    crit = t_quantile(0.95, g - 1) if g > 1 else math.nan
+    return 100 * (change - crit * se), 100 * (change + crit * se)
+
+
+def reference_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
+    """The old exam_tie_groups: a loop over every pair of models."""
+    by_model = {str(m): _values(d, metric) for m, d in detail.groupby("model", sort=True)}
+    value = {}
+    for m, v in by_model.items():
+        value[m] = float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
+    order = sorted(by_model, key=lambda m: (-value[m], m))
+    apart: set[frozenset[str]] = set()
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            got = reference_interval(by_model[a], by_model[b])
+            if got is not None and (got[0] > 0 or got[1] < 0):
+                apart.add(frozenset((a, b)))
+    return {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}
+
+
+def simulated_detail(table: pd.DataFrame, models: list[Any], params: Any = None) -> pd.DataFrame:
+    """The exam_score stage's detail table for ``models`` answering ``table`` (sim backends)."""
+    ctx = RunContext(seed=7)
+    predictions, grades = [], []
+    for model in models:
+        p = exam_predictions(table, model, ctx)
+        predictions.append(p)
+        panel = exam_panel(params, params.exams["demo"], model) if params else (sim_judge(),)
+        grades += [exam_grades(table, p, model, judge, "rubric_anchored", ctx) for judge in panel]
+    return detail_table(table, pd.concat(predictions, ignore_index=True), pd.concat(grades, ignore_index=True))
+
+
+def assert_same_groups(detail: pd.DataFrame, metrics: tuple[str, ...] = tuple(changes.METRICS)) -> None:
+    for metric in metrics:
+        assert exam_tie_groups(detail, metric) == reference_tie_groups(detail, metric), metric
+
+
+def test_the_demo_projects_groups_are_the_pair_by_pair_ones(default_params):
+    params = parse_params(default_params)
+    table = items_table(load_exam("data/exams/demo.json"), params.seed, True)
+    detail = simulated_detail(table, list(params.models_taking("demo")), params)
+    assert_same_groups(detail)
+
+
+QUESTIONS = ([mcq(f"m{i:03d}", f"Q{i}?", answer="ABCD"[i % 4], topic=f"t{i % 7}") for i in range(300)]
+             + [short(f"s{i:02d}", f"Why {i}?", rubric=["one", "two", "three"], points=3, topic=f"t{i % 7}")
+                for i in range(21)])
+
+
+@pytest.fixture(scope="module")
+def fifty() -> pd.DataFrame:
+    skills = np.linspace(0.05, 0.95, 50)
+    return simulated_detail(items(QUESTIONS), [sim_model(f"sim-{i:02d}", skill=float(s)) for i, s in enumerate(skills)])
+
+
+def test_fifty_models_groups_are_the_pair_by_pair_ones(fifty):
+    groups = exam_tie_groups(fifty)
+    assert groups == reference_tie_groups(fifty)
+    assert len(set(groups.values())) > 5  # a real mix of groups, not one big tie
+    assert_same_groups(fifty, ("idk_score", "short_answer"))
+
+
+def test_pairs_are_recomputed_one_by_one_only_near_the_edge(fifty, monkeypatch):
+    calls = []
+    monkeypatch.setattr(changes, "paired_values", lambda a, b: calls.append(1) or None)
+    monkeypatch.setattr(changes, "paired_metric", lambda a, b, metric: calls.append(1) or None)
+    exam_tie_groups(fifty)
+    assert len(calls) <= 12  # of 1,225 pairs
+
+
+def edge_detail(rng: np.random.Generator, models: int, questions: int, topics: int) -> pd.DataFrame:
+    """Random detail rows: fractional short-answer points, failures, copies of one model."""
+    rows = []
+    right = rng.random((questions, models)) < np.linspace(0.2, 0.9, models)
+    right[:, 1] = right[:, 0]  # a copy
+    right[:, 3] = right[:, 2]
+    for j in range(models):
+        for i in range(questions):
+            points = 1.0 if i % 3 else 3.0
+            earned = points * float(right[i, j]) if i % 3 else float(rng.integers(0, 7)) / 2
+            status = "api_error" if (j == 4 and i % 5 == 0) or (j == 5 and i < questions - 2) else "ok"
+            rows.append({"model": f"m{j:02d}", "item_id": f"q{i:03d}", "kind": "mcq" if i % 3 else "short_answer",
+                         "topic": f"t{i % topics}", "points": points, "trad": float(right[i, j]) if i % 3 else None,
+                         "idk": (1.0 if right[i, j] else -1.0) if i % 3 else None, "earned": earned,
+                         "status": status})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("topics", [1, 2, 6])
+def test_edge_tables_groups_are_the_pair_by_pair_ones(topics):
+    detail = edge_detail(np.random.default_rng(topics), models=14, questions=60, topics=topics)
+    assert_same_groups(detail)
+
+
+def test_an_exact_tie_is_not_apart():
+    # two questions per topic, the models differ on each by +1 and -1: change 0 and se 0
+    rows = [{"model": m, "item_id": f"q{i}", "kind": "mcq", "topic": f"t{i // 2}", "points": 1.0,
+             "trad": float((i + (m == "b")) % 2), "idk": 0.0, "earned": float((i + (m == "b")) % 2),
+             "status": "ok"} for m in ("a", "b") for i in range(8)]
+    detail = pd.DataFrame(rows)
+    assert exam_tie_groups(detail) == reference_tie_groups(detail) == {"a": "1", "b": "1"}
+
+
+def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once():
+    table, ctx = items(QUESTIONS[::10]), RunContext(seed=3)
+    parts = []
+    for key in ("b-model", "a-model", "c-model"):
+        p = exam_predictions(table, sim_model(key), ctx)
+        parts.append((p, exam_grades(table, p, sim_model(key), sim_judge(), "baseline", ctx)))
+    whole = detail_table(table, pd.concat([p for p, _ in parts]), pd.concat([g for _, g in parts]))
+    assert detail_tables(table, (detail_table(table, p, g) for p, g in parts)).equals(whole)
+    in_order = sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0]))
+    assert detail_tables(table, (detail_table(table, p, g) for p, g in in_order)).equals(whole)
+    assert detail_tables(table, iter([])).empty
