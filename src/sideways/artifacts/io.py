@@ -68,7 +68,11 @@ INPUTS_KEY = "sideways.inputs"  # the fingerprint of what a coarse stage's job r
 def table_bytes(df: pd.DataFrame, schema: TableSchema, source: str, inputs: str | None = None) -> bytes:
     """``df`` validated against ``schema`` (errors name ``source``) as Parquet bytes; ``inputs``,
     when given, is kept in the file's metadata under :data:`INPUTS_KEY`."""
-    table_df = conform(df, schema, source)
+    return _parquet_bytes(conform(df, schema, source), schema, inputs)
+
+
+def _parquet_bytes(table_df: pd.DataFrame, schema: TableSchema, inputs: str | None) -> bytes:
+    """A frame already conformed to ``schema`` as :func:`table_bytes`' Parquet bytes."""
     table = pa.Table.from_pandas(table_df, schema=schema.arrow(), preserve_index=False)
     # "sideways.schema" is a format key of the files, not a module path: changing it changes every byte
     metadata = {"sideways.schema": schema.name} | ({INPUTS_KEY: inputs} if inputs is not None else {})
@@ -82,7 +86,7 @@ def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path, inputs:
     """Validate ``df`` against ``schema`` and write it to ``path`` as Parquet, atomically
     (``inputs``: as :func:`table_bytes`)."""
     table_df = conform(df, schema, str(path))
-    atomic_write_bytes(path, table_bytes(table_df, schema, str(path), inputs))
+    atomic_write_bytes(path, _parquet_bytes(table_df, schema, inputs))  # conformed once, not twice
     return table_df
 
 

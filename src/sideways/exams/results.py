@@ -87,7 +87,8 @@ def model_metrics(detail: pd.DataFrame) -> dict[str, dict[str, Any]]:
         sa = answered[answered["kind"] == "short_answer"]
         m: dict[str, Any] = {}
         for name, column in zip(METRICS, ("trad", "idk", "idk_freq", "extract_fail"), strict=True):
-            m[name], m[f"{name}_se"] = _pct(mean_se([float(v) for v in mcq[column]]))
+            # tolist: the same Python floats as float(v) value by value, in C (11 million at 200 models)
+            m[name], m[f"{name}_se"] = _pct(mean_se(mcq[column].astype(float).tolist()))
         m["short_answer"], m["short_answer_se"] = _pct(points_score(list(sa["earned"]), list(sa["points"])))
         m["exam_score"], _ = _pct(points_score(list(answered["earned"]), list(answered["points"])))
         m |= {"mcq_n": len(mcq), "short_answer_n": len(sa), "ungraded": int((sa["judges"] == 0).sum()),
