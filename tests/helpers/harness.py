@@ -77,8 +77,12 @@ def make(repo: Path, *targets: str, environ: dict[str, str] | None = None, check
     installs nothing and leaves the work tree as git has it."""
     stamp = repo.parent / f".{repo.name}.installed"
     stamp.touch()  # newer than the repo's pyproject.toml
+    # a make of its own, not a sub-make of `make test`: the outer make's level and flags would make it
+    # print "make[1]: Entering directory" around the output a test reads
+    outer = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")
+    environ = {k: v for k, v in (environ or env(repo)).items() if k not in outer}
     proc = subprocess.run(["make", "--no-print-directory", *targets, f"VENV={BIN.parent}", f"STAMP={stamp}"],
-                          cwd=repo, env=environ or env(repo), capture_output=True, text=True)
+                          cwd=repo, env=environ, capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise AssertionError(f"make {' '.join(targets)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -69,7 +69,10 @@ def _table(files: dict[Path, bytes | str], path: Path, problems: list[str], rev:
         problems.append(data)
         return None
     try:
-        return pd.read_parquet(BytesIO(data))
+        # read in this thread, from memory: Arrow's pools left running at exit can abort the
+        # process after its output was written ("terminate called without an active exception",
+        # apache/arrow#34314; seen once in CI), and these tables are small
+        return pd.read_parquet(BytesIO(data), use_threads=False, pre_buffer=False)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on a damaged file
         problems.append(f"{path} at {rev}: not a readable Parquet table ({type(exc).__name__}: "
                         f"{' '.join(str(exc).split())[:120]})")
