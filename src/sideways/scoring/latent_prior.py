@@ -19,6 +19,7 @@ model's own labels and :func:`sideways.scoring.hierarchy.prior_counts` gives the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -71,13 +72,13 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     ``stream`` and the provider), so that a model's own labels are counted once, in its bins' update,
     and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6)."""
     providers = jury.drop_duplicates("model").set_index("model")["provider"]
-    label_provider = annotations["model"].map(providers) if len(annotations) else pd.Series(dtype=object)
+    rows = latent_class.table_evidence(jury, judgments, annotations)  # the rows do not depend on the labels
+    row_provider = rows.keys["model"].map(providers).to_numpy()
     parts = []
     for provider in sorted(set(providers)):
-        held = annotations[label_provider != provider] if len(annotations) else annotations
-        rows = latent_class.table_evidence(jury, judgments, held)
-        draws = latent_class.sample(rows.evidence, field, seed=seed, stream=f"{stream}\x1f{provider}")
-        mine = (rows.keys["model"].map(providers) == provider).to_numpy()
+        mine = row_provider == provider
+        held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
+        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}")
         parts.append(rows.keys[mine].assign(predicted=draws.predicted[mine]))
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return out
