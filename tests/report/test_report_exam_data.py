@@ -13,10 +13,10 @@ from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_mode
 
 from helpers import ROOT
 from sideways.artifacts import paths
-from sideways.config.params import parse_params
-from sideways.report.build import build_report
 from sideways.artifacts.schema import records
+from sideways.config.params import parse_params
 from sideways.report import exam_replies
+from sideways.report.build import build_report
 from sideways.report.exam_page import exam_page, outcome, outcomes
 from sideways.report.exam_replies import GROUP, reply_path
 from sideways.report.inputs import ExamTables, exam_files, input_files
