@@ -111,10 +111,6 @@ def _grouped(rows: list[dict[str, Any]], order: dict[str, int], *keys: str) -> d
     return out
 
 
-#: The detail columns :func:`outcome` reads.
-_OUTCOME = ("status", "kind", "extract_fail", "idk_freq", "trad", "judges", "earned", "points")
-
-
 @dataclass(frozen=True)
 class Replies:
     """Every model's replies as columns (the fields of :data:`_REPLY`), sorted by item then params
