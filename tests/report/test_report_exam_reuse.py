@@ -4,7 +4,9 @@ is not exactly what this build would write (tampered, truncated, other inputs) n
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,35 @@ def test_a_detail_made_from_other_replies_or_a_table_without_its_fingerprint_is_
     again, read = _build(files, models, "report")
     assert read == set(models[:2]) | set(models[4:]) and again.keys() == first.keys()
     assert again[exam_replies.reply_path(EXAM, 0, 0)].startswith(b"// sideways exam replies, inputs none\n")
+
+
+def _to_dvc_cache(files: dict[str, bytes]) -> None:
+    """Move report/ into DVC's cache as `dvc repro` leaves it: a .dir manifest that dvc.lock records."""
+    cache = Path(".dvc/cache/files/md5")
+    entries = []
+    for rel, data in sorted(files.items()):
+        md5 = hashlib.md5(data).hexdigest()
+        (cache / md5[:2]).mkdir(parents=True, exist_ok=True)
+        (cache / md5[:2] / md5[2:]).write_bytes(data)
+        entries.append({"md5": md5, "relpath": rel})
+    manifest = json.dumps(entries).encode()
+    md5 = hashlib.md5(manifest).hexdigest() + ".dir"
+    (cache / md5[:2]).mkdir(parents=True, exist_ok=True)
+    (cache / md5[:2] / md5[2:]).write_bytes(manifest)
+    Path("dvc.lock").write_text(yaml.safe_dump({"schema": "2.0", "stages": {"report": {
+        "cmd": "python stages/report.py", "outs": [{"path": "report", "md5": md5}]}}}))
+    shutil.rmtree("report")
+
+
+def test_the_reply_files_dvc_cached_are_taken_when_their_md5_is_the_one_dvc_lock_records(project):
+    files, models, _ = project
+    first, _ = _build(files, models, "report")
+    _to_dvc_cache(first)
+    again, read = _build(files, models, "report")
+    assert again == first and read == set()
+    _to_dvc_cache(first)
+    md5 = hashlib.md5(first[exam_replies.reply_path(EXAM, 1, 1)]).hexdigest()
+    cached = Path(".dvc/cache/files/md5") / md5[:2] / md5[2:]
+    cached.write_bytes(cached.read_bytes().replace(b"Answer", b"Altered", 1))  # no longer the bytes dvc.lock records
+    again, read = _build(files, models, "report")
+    assert again == first and read == set(models[2:4])
