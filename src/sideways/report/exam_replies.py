@@ -129,7 +129,7 @@ def previous_replies(exam: str, inputs: list[str | None], questions: int, folder
     """The reply files of the previous report in ``folder`` that can be taken as they are: every
     file of a group whose fingerprint is known, each well formed for it (else none of the group's).
     A file dvc.lock vouches for (:func:`_previous`) is checked but not parsed: at 200 models the
-    exam's replies are 200 MB, about 5 s of ``json.loads``."""
+    exam's replies are 200 MB, about 2 s of ``json.loads``."""
     chunks = -(-questions // CHUNK)
     out: dict[str, bytes] = {}
     for g, fingerprint in enumerate(inputs):
