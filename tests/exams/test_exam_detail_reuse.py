@@ -1,4 +1,4 @@
-"""exam_score reuses a model's detail rows when its predictions, grades, items and code are unchanged."""
+"""exam_score reuses a model's detail rows, metrics and topics when its predictions, grades, items and code are unchanged."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
+from sideways.exams import reuse
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades
 from sideways.exams.results import detail_table
-from sideways.exams import reuse
 from sideways.exams.reuse import detail_inputs, exam_results, reusable_detail
 
 
