@@ -8,18 +8,17 @@ exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {
 metrics files are ``{}``.
 """
 
-import json
 from typing import Any
 
 from sideways.artifacts import paths
 from sideways.artifacts.failures import with_results
-from sideways.artifacts.io import read_table, read_tables, write_json, write_table
-from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
+from sideways.artifacts.io import read_table, write_json
+from sideways.artifacts.schema import EXAM_ITEMS
 from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.exams.changes import exam_tie_groups
-from sideways.exams.results import detail_table, detail_tables, headline, model_metrics, topic_breakdown
-from sideways.exams.reuse import detail_inputs, reusable_detail
+from sideways.exams.results import headline
+from sideways.exams.reuse import exam_results
 
 
 def main() -> None:
@@ -35,17 +34,7 @@ def main() -> None:
     for exam in params.exams:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
-        # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
-        graded = bool((items["kind"] == "short_answer").any())
-        no_grades = read_tables([], EXAM_GRADES, f"exam {exam} grades")
-        inputs = detail_inputs(exam, keys, graded)
-        reused = reusable_detail(exam, inputs)
-        # model by model: one model's replies (their texts) in memory at a time, not every model's
-        detail = detail_tables(items, (reused[k] if k in reused else detail_table(
-            items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
-            read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades) for k in sorted(keys)))
-        detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), json.dumps(inputs, sort_keys=True))
-        metrics[exam], topics[exam] = model_metrics(detail), topic_breakdown(detail)
+        metrics[exam], topics[exam], detail = exam_results(exam, items, keys)  # unchanged models reused
         for model, groups in exam_tie_groups(detail).items():
             metrics[exam][model]["tie_groups"] = groups
         write_json(paths.exam_headline(exam), headline(metrics[exam]))

@@ -22,7 +22,8 @@ def main() -> None:
     raw = yaml.safe_load(Path(args.params).read_text())
     header = {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}),
               "data": files_digest(input_files(params))}
-    report = build_report({s: read_split(params, s) for s in params.splits}, params, header, read_exams(params),
+    exams = read_exams(params, paths.REPORT)  # unchanged reply files are taken from the last report
+    report = build_report({s: read_split(params, s) for s in params.splits}, params, header, exams,
                           failed=read_failures())
     for split, data in report.summary["splits"].items():
         write_json(paths.calibration_plot(split), data["analytics"]["calibration"])

@@ -1,4 +1,4 @@
-"""exam_score reuses a model's detail rows when its predictions, grades, items and code are unchanged."""
+"""exam_score reuses a model's detail rows, metrics and topics when its predictions, grades, items and code are unchanged."""
 
 from __future__ import annotations
 
@@ -6,16 +6,17 @@ import json
 
 import pandas as pd
 
-from helpers.exams import items, mcq, sim_judge, sim_model
+from helpers.exams import items, mcq, short, sim_judge, sim_model
 from sideways.artifacts import paths
 from sideways.artifacts.fingerprint import code_digest
-from sideways.artifacts.io import atomic_write_bytes, table_bytes, write_table
+from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
+from sideways.exams import reuse
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades
 from sideways.exams.results import detail_table
-from sideways.exams.reuse import detail_inputs, reusable_detail
+from sideways.exams.reuse import detail_inputs, exam_results, reusable_detail
 
 
 def write(df: pd.DataFrame, schema, path, inputs: str) -> None:  # type: ignore[no-untyped-def]
@@ -65,3 +66,39 @@ def test_a_detail_without_fingerprints_is_not_reused(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
     write_table(detail, EXAM_DETAIL, paths.exam_detail("e"))
     assert reusable_detail("e", detail_inputs("e", ["m1", "m2"])) == {}
+
+
+MODELS = ["m1", "m2", "m3", "m4"]
+
+
+def _outputs(table: pd.DataFrame) -> tuple[bytes, bytes, bytes]:
+    """exam_score's results for ``MODELS``: metrics, topics (as the stage writes them) and the detail's bytes."""
+    metrics, topics, _ = exam_results("e", table, MODELS)
+    return json_bytes(metrics), json_bytes(topics), paths.exam_detail("e").read_bytes()
+
+
+def test_metrics_and_topics_of_unchanged_models_are_reused_and_the_same_bytes_as_from_nothing(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch)
+    table = items([mcq(f"q{i}", f"Q{i}?", topic=f"t{i % 3}") for i in range(12)] +
+                  [short(f"s{i}", f"S{i}?", topic="t9") for i in range(3)])
+    write(table, EXAM_ITEMS, paths.exam_items("e"), "items")
+
+    def answer(key: str, seed: int) -> None:
+        p = exam_predictions(table, sim_model(key), RunContext(seed=seed))
+        g = exam_grades(table, p, sim_model(key), sim_judge(), "baseline", RunContext(seed=seed))
+        write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", key), f"p-{key}-{seed}")
+        write(g, EXAM_GRADES, paths.exam_grades("e", key), f"g-{key}-{seed}")
+
+    for key in MODELS:
+        answer(key, 1)
+    paths.exam_detail("e").unlink()
+    scratch = _outputs(table)
+    seen: list[list[str]] = []
+    counted = reuse.model_metrics
+    monkeypatch.setattr(reuse, "model_metrics", lambda d: seen.append(sorted(set(d["model"]))) or counted(d))
+    assert _outputs(table) == scratch and seen == [[]]  # every model's numbers from the previous detail
+    answer("m3", 2)
+    changed = _outputs(table)
+    assert seen[-1] == ["m3"]
+    paths.exam_detail("e").unlink()
+    assert _outputs(table) == changed != scratch and seen[-1] == MODELS

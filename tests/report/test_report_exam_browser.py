@@ -14,6 +14,7 @@ from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_mode
 
 from helpers import ROOT
 from helpers.browser import ConsoleLog
+from sideways.report import exam_replies
 from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
 
@@ -21,10 +22,13 @@ HEADER = {"commit": "0123456789abcdef", "dirty": False, "params": "p1", "data": 
 EXAM = "section[id='exam/exam']"
 
 
-def _site(root: Path, with_exams: bool) -> Path:
+def _site(root: Path, with_exams: bool, group: int | None = None) -> Path:
     params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
     exams = [exam_tables(params, 30), exam_tables(params, 8, key="second")] if with_exams else []
-    report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params, HEADER, exams)
+    with pytest.MonkeyPatch.context() as patch:
+        if group is not None:  # the replies of every `group` models in a file of their own
+            patch.setattr(exam_replies, "GROUP", group)
+        report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params, HEADER, exams)
     write_site(site_files(report), root / "report")
     return root / "report" / "index.html"
 
@@ -32,6 +36,11 @@ def _site(root: Path, with_exams: bool) -> Path:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     return _site(tmp_path_factory.mktemp("exam-site"), True)
+
+
+@pytest.fixture(scope="module")
+def grouped_site(tmp_path_factory) -> Path:
+    return _site(tmp_path_factory.mktemp("exam-site-groups"), True, group=4)
 
 
 @pytest.fixture
@@ -123,3 +132,24 @@ def test_without_an_exam_there_is_no_exam_tab_and_an_exam_address_shows_the_lead
     page = open_page(_site(tmp_path, False).as_uri() + "#exam/exam")
     page.wait_for_selector("#lb-table tbody tr")
     assert page.locator("#tabs button[data-tab^=exam]").count() == 0 and page.locator("section.exam").count() == 0
+
+
+def test_a_card_joins_the_reply_files_of_every_group_of_models_and_a_chosen_model_loads_its_group_alone(
+        open_page, site, grouped_site):
+    """Six models in groups of four: a card shows the same replies and verdicts as with one file."""
+    card = f"{EXAM} .question[data-question=q-003]"
+    shown = []
+    for url in (site, grouped_site):
+        page = open_page(url.as_uri() + "#exam/exam")
+        page.locator(card).scroll_into_view_if_needed()
+        page.wait_for_selector(f"{card} .verdicts")
+        shown.append(page.inner_text(card))
+    assert shown[0] == shown[1] and len(page.locator(f"{card} tbody tr").all()) == 6
+    models = yaml.safe_load((ROOT / "params.yaml").read_text())["models"]
+    last = list(models)[5]  # the second group's
+    page = open_page(grouped_site.as_uri() + "#exam/exam")
+    page.select_option(f"{EXAM} .qx-model", last)
+    page.wait_for_selector(f"{EXAM} .question .badge")
+    firsts = page.eval_on_selector_all(f"{EXAM} .question:has(.badge)",
+                                       "cs => cs.map(c => [...c.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent))")
+    assert firsts and all(f == [models[last]["name"]] for f in firsts)  # only the chosen model's reply

@@ -9,13 +9,16 @@ import json
 import pandas as pd
 import pytest
 import yaml
-from report_tables import XSS_QUESTION, exam_tables, params_with_models, split_tables
+from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_models, split_tables
 
 from helpers import ROOT
 from sideways.artifacts import paths
+from sideways.artifacts.schema import records
 from sideways.config.params import parse_params
+from sideways.report import exam_replies
 from sideways.report.build import build_report
-from sideways.report.exam_page import exam_page, outcome
+from sideways.report.exam_page import exam_page, outcome, outcomes
+from sideways.report.exam_replies import GROUP, reply_path
 from sideways.report.inputs import ExamTables, exam_files, input_files
 from sideways.report.site import site_files
 
@@ -59,28 +62,54 @@ def _tiny() -> ExamTables:
 
 
 def test_the_index_has_one_code_per_model_and_flags_judges_that_disagree():
-    page, chunks = exam_page(_tiny(), ["m1", "m2", "m3"])
+    page, chunks, _ = exam_page(_tiny(), ["m1", "m2", "m3"])
     assert [(r["id"], r["o"], r["d"]) for r in page["index"]] == [("q1", "pf-", "000"), ("q2", "h--", "100")]
     assert "mercury" in page["index"][0]["text"] and "venus" in page["index"][0]["text"]
     assert page["title"] == "tiny exam" and page["chunks"] == len(chunks) == 1
 
 
 def test_metrics_and_topics_are_the_ones_given_in_params_order():
-    page, _ = exam_page(_tiny(), ["m1", "m2", "m3"])
+    page, _, _ = exam_page(_tiny(), ["m1", "m2", "m3"])
     assert [(m["model"], m["trad_score"], m["trad_score_se"]) for m in page["metrics"]] == [
         ("m1", 123.0, 4.5), ("m2", 0.0, 0.0)]
     assert page["topics"] == {"groups": ["t1", "t2"], "rows": [
         {"model": "m1", "cells": [{"rate": 100.0, "n": 1.0, "earned": 1.0}, None]}]}
 
 
-def test_a_chunk_holds_the_question_as_presented_the_replies_and_each_judges_verdict():
-    _, chunks = exam_page(_tiny(), ["m2", "m1"])
+def _joined(files: dict[str, bytes], exam: str, chunk: int, groups: int) -> list[dict[str, dict[str, list]]]:
+    """A chunk's replies as the page joins them: each group's file's columns, in group order."""
+    parts = [json.loads(files[reply_path(exam, chunk, g)].decode().split("\n")[1].split(", ", 3)[3].removesuffix(");"))
+             for g in range(groups)]
+    return [{side: {c: [v for part in parts for v in part[q][side][c]] for c in parts[0][q][side]} for side in ("p", "k")}
+            for q in range(len(parts[0]))]
+
+
+def test_a_chunk_holds_the_question_as_presented_its_reply_files_the_replies_and_each_judges_verdict():
+    page, chunks, files = exam_page(_tiny(), ["m2", "m1"])
     q1, q2 = chunks[0]
     assert q1["choices"] == [("A", "Mercury"), ("B", "Venus"), ("E", "I don't know")] and q1["gold"] == "A"
-    assert (q1["p"]["m"], q1["p"]["t"], q1["p"]["l"], q1["p"]["o"]) == (
+    assert q2["criteria"] == ["Says because"] and "p" not in q1 and (page["groups"], page["group"]) == (1, GROUP)
+    r1, r2 = _joined(files, "tiny", 0, 1)
+    assert (r1["p"]["m"], r1["p"]["t"], r1["p"]["l"], r1["p"]["o"]) == (
         ["m2", "m1"], ["Answer: B", "Answer: A"], ["B", "A"], ["f", "p"])
-    assert q2["criteria"] == ["Says because"] and q2["p"]["kn"] == [2]
-    assert (q2["k"]["judge"], q2["k"]["r"], q2["k"]["x"]) == (["ja", "jb"], [2.0, 0.0], ["SCORE: 2/2", "SCORE: 0/2"])
+    assert r2["p"]["kn"] == [2]
+    assert (r2["k"]["judge"], r2["k"]["r"], r2["k"]["x"]) == (["ja", "jb"], [2.0, 0.0], ["SCORE: 2/2", "SCORE: 0/2"])
+
+
+def test_the_replies_of_each_group_of_models_are_a_file_of_their_own_joined_as_one(monkeypatch):
+    _, _, whole = exam_page(_tiny(), ["m2", "m3", "m1"])
+    monkeypatch.setattr(exam_replies, "GROUP", 1)
+    page, _, files = exam_page(_tiny(), ["m2", "m3", "m1"])
+    assert page["groups"] == 3 and sorted(files) == [reply_path("tiny", 0, g) for g in range(3)]
+    assert _joined(files, "tiny", 0, 3) == _joined(whole, "tiny", 0, 1)
+
+
+def test_each_outcome_code_at_once_is_the_one_of_its_row():
+    t = exam_tables(params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), 12), 60)
+    detail = t.detail.copy()
+    detail.loc[::7, "status"] = "api_error"
+    detail.loc[::5, "extract_fail"] = float("nan")
+    assert outcomes(detail).tolist() == [outcome(r) for r in records(detail)]
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +123,11 @@ def test_each_exam_has_its_page_and_its_chunk_files_and_none_without_an_exam(par
     assert [x["key"] for x in with_exams.summary["exams"]] == ["exam", "two"]
     files = site_files(with_exams)
     assert sorted(f for f in files if f.startswith("data/exams/")) == [
-        "data/exams/exam/chunk-0000.js", "data/exams/exam/chunk-0001.js", "data/exams/two/chunk-0000.js"]
+        "data/exams/exam/chunk-0000-g00.js", "data/exams/exam/chunk-0000.js", "data/exams/exam/chunk-0001-g00.js",
+        "data/exams/exam/chunk-0001.js", "data/exams/two/chunk-0000-g00.js", "data/exams/two/chunk-0000.js"]
     assert XSS_QUESTION not in files["data/exams/exam/chunk-0000.js"].decode()  # every < escaped
+    assert XSS_REPLY not in files["data/exams/exam/chunk-0000-g00.js"].decode() and "<" not in files[
+        "data/exams/exam/chunk-0000-g00.js"].decode()
     without = build_report(splits, params, HEADER)
     assert without.summary["exams"] == [] and not any(f.startswith("data/exams/") for f in site_files(without))
 

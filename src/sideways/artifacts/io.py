@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +82,13 @@ def _parquet_bytes(table_df: pd.DataFrame, schema: TableSchema, inputs: str | No
     return bytes(sink.getvalue().to_pybytes())
 
 
-def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path, inputs: str | None = None) -> pd.DataFrame:
+def write_table(df: pd.DataFrame, schema: TableSchema, path: str | Path,
+                inputs: str | Callable[[pd.DataFrame], str] | None = None) -> pd.DataFrame:
     """Validate ``df`` against ``schema`` and write it to ``path`` as Parquet, atomically
-    (``inputs``: as :func:`table_bytes`)."""
+    (``inputs``: as :func:`table_bytes`, or made from the validated frame by a function)."""
     table_df = conform(df, schema, str(path))
-    atomic_write_bytes(path, _parquet_bytes(table_df, schema, inputs))  # conformed once, not twice
+    text = inputs(table_df) if callable(inputs) else inputs
+    atomic_write_bytes(path, _parquet_bytes(table_df, schema, text))  # conformed once, not twice
     return table_df
 
 

@@ -28,6 +28,8 @@ class Report:
     chunks: dict[str, list[list[dict[str, Any]]]]
     images: dict[str, bytes]
     exam_chunks: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
+    #: each exam's reply files (``exam_replies``), by relative path, ready to write
+    exam_files: dict[str, bytes] = field(default_factory=dict)
 
 
 def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]) -> dict[str, Any]:
@@ -89,7 +91,9 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
     summary["failed"] = [{"job": f.job, "line": f.line()} for f in failed]
     summary["compare"] = compare
     summary["exams"], exam_chunks = [], {}
+    exam_files: dict[str, bytes] = {}
     for e in exams:
-        page, exam_chunks[e.key] = exam_page(e, models)
+        page, exam_chunks[e.key], replies = exam_page(e, models)
         summary["exams"].append(page)
-    return Report(summary, chunks, images, exam_chunks)
+        exam_files |= replies
+    return Report(summary, chunks, images, exam_chunks, exam_files)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from sideways.artifacts.schema import (
     SCORES,
 )
 from sideways.config.params import Params
+from sideways.report.exam_replies import group_inputs, groups, previous_replies, reply_path
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class ExamTables:
     detail: pd.DataFrame
     metrics: dict[str, dict[str, Any]]
     topics: dict[str, dict[str, dict[str, float]]]
+    #: per group of models (``exam_replies.groups``): the fingerprint of its reply files (None: none)
+    reply_inputs: list[str | None] = field(default_factory=list)
+    #: the previous report's reply files that are taken as they are (their models' replies are not read)
+    reused: dict[str, bytes] = field(default_factory=dict)
 
 
 def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
@@ -65,19 +70,37 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     return out
 
 
-def read_exam(key: str, files: dict[str, list[Path]]) -> ExamTables:
-    """Read one exam's tables from ``files`` (an entry of :func:`exam_files`)."""
+def read_exam(key: str, files: dict[str, list[Path]], models: list[str] | None = None,
+              previous: Path | None = None) -> ExamTables:
+    """Read one exam's tables from ``files`` (an entry of :func:`exam_files`). With ``models`` (params
+    order) and ``previous`` (the report folder written last), the reply files of a group of models
+    whose inputs did not change are taken from there, and those models' replies are not read."""
     items = read_table(files["items"][0], EXAM_ITEMS)
     # short answers only are graded (sideways.exams.kinds.needs_judges): multiple choice alone has no grades
     graded = files["grades"] if (items["kind"] == "short_answer").any() else []
+    inputs: list[str | None] = []
+    reused: dict[str, bytes] = {}
+    skip: set[str] = set()
+    if models is not None and previous is not None:
+        taking = {_model(p): (p, g if graded else None)
+                  for p, g in zip(files["predictions"], files["grades"], strict=True)}
+        inputs = group_inputs(key, files["items"][0], models, taking, files["detail"][0])
+        reused = previous_replies(key, inputs, len(items), previous)
+        skip = {m for g, group in enumerate(groups(models)) if reply_path(key, 0, g) in reused for m in group}
     return ExamTables(
         key=key, items=items,
-        predictions=_replies(files["predictions"], key),
+        predictions=_replies([f for f in files["predictions"] if _model(f) not in skip], key),
         grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
         detail=read_table(files["detail"][0], EXAM_DETAIL),
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
+        reply_inputs=inputs, reused=reused,
     )
+
+
+def _model(table: Path) -> str:
+    """The model key of a per-model table (``<model>.parquet``: a key may hold dots)."""
+    return table.name.removesuffix(".parquet")
 
 
 #: The columns of the exam's predictions its page shows; tokens and costs stay on disk.
@@ -92,9 +115,11 @@ def _replies(files: list[Path], key: str) -> pd.DataFrame:
     return pd.concat([read_table(f, EXAM_PREDICTIONS)[REPLY_COLUMNS] for f in files], ignore_index=True)
 
 
-def read_exams(params: Params) -> list[ExamTables]:
-    """Every exam's tables, in params order ([] when there is no exam)."""
-    return [read_exam(key, files) for key, files in exam_files(params).items()]
+def read_exams(params: Params, previous: Path | None = None) -> list[ExamTables]:
+    """Every exam's tables, in params order ([] when there is no exam); ``previous``: the report
+    folder written last, whose unchanged reply files are taken as they are (:func:`read_exam`)."""
+    models = [m.key for m in params.models]
+    return [read_exam(key, files, models, previous) for key, files in exam_files(params).items()]
 
 
 def read_split(params: Params, split: str) -> SplitTables:

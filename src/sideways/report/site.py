@@ -2,9 +2,9 @@
 
 The site opens from ``file://`` with no network: ``fetch`` is refused there, so data travels
 as script files (``data/report.js`` sets ``window.SIDEWAYS``; each explorer chunk calls
-``window.SIDEWAYS_CHUNK``, each exam's chunk ``window.SIDEWAYS_EXAM_CHUNK``), loaded by
-``<script>`` elements. Page, script and style are package data in ``assets/``. The same
-report gives the same bytes: JSON with sorted keys, no clock.
+``window.SIDEWAYS_CHUNK``, each exam's chunk ``window.SIDEWAYS_EXAM_CHUNK`` and its reply files
+``window.SIDEWAYS_EXAM_REPLIES``), loaded by ``<script>`` elements. Page, script and style are
+package data in ``assets/``. The same report gives the same bytes: JSON with sorted keys, no clock.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import os
 import shutil
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sideways.core.errors import ReportError
-from sideways.report.build import Report
+
+if TYPE_CHECKING:  # build imports exam_page, which writes its reply files with to_js
+    from sideways.report.build import Report
 
 ASSETS = ("index.html", "app.js", "style.css")
 
@@ -48,6 +50,7 @@ def site_files(report: Report) -> dict[str, bytes]:
         for i, chunk in enumerate(chunks):
             call = f"window.SIDEWAYS_EXAM_CHUNK({to_js(exam)}, {i}, {to_js(chunk)});\n"
             files[exam_chunk_path(exam, i)] = call.encode()
+    files.update(report.exam_files)
     files.update(report.images)
     return files
 

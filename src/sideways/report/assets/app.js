@@ -257,7 +257,9 @@
   }
   window.SIDEWAYS_CHUNK = (split, n, riddles) => deliver(split + "/" + n, riddles);
   window.SIDEWAYS_EXAM_CHUNK = (exam, n, questions) => deliver("exam/" + exam + "/" + n, questions);
-  /* A chunk's rows, loading its script file the first time (key: "<split>/<n>" or "exam/<key>/<n>"). */
+  window.SIDEWAYS_EXAM_REPLIES = (exam, n, g, replies) => deliver("exam/" + exam + "/" + n + "/" + g, replies);
+  /* A chunk's rows, loading its script file the first time (key: "<split>/<n>", "exam/<key>/<n>" or
+     "exam/<key>/<n>/<group>": the replies of one group of models to an exam's chunk). */
   function load(key, src, done) {
     if (chunks[key]) { done(chunks[key]); return; }
     if (!waiting[key]) {
@@ -435,8 +437,7 @@
         if (!e.isIntersecting) continue;
         const card = e.target, r = card._q, model = card._model;
         filler.unobserve(card);
-        load(`exam/${x.key}/${r.chunk}`, `data/exams/${encodeURIComponent(x.key)}/chunk-${chunkNo(r.chunk)}.js`,
-          (qs) => { if (card.isConnected) fillQuestion(card, qs[r.pos], model); });
+        examQuestion(x, r, model, (question) => { if (card.isConnected) fillQuestion(card, question, model); });
       }
     }, { rootMargin: "400px" });
     function more() {
@@ -460,6 +461,29 @@
     moreBox.querySelector("button").addEventListener("click", more);
     new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting) && state.tab === tab) more(); }).observe(moreBox);
     refresh();
+  }
+  /* A question with the replies of every group of models (only the chosen model's group when one is
+     chosen), each group's reply file loaded once (exam_replies.py): their columns joined in group order. */
+  function examQuestion(x, r, model, done) {
+    const dir = `data/exams/${encodeURIComponent(x.key)}`, at = MODELS.indexOf(model);
+    const wanted = model && at >= 0 ? [Math.floor(at / x.group)] : [...Array(x.groups).keys()];
+    const parts = {};
+    let left = wanted.length + 1;
+    const join = () => {
+      if (--left) return;
+      const p = {}, k = {};
+      for (const g of wanted) {
+        const part = parts[g][r.pos];
+        for (const [c, v] of Object.entries(part.p)) p[c] = (p[c] || []).concat(v);
+        for (const [c, v] of Object.entries(part.k)) k[c] = (k[c] || []).concat(v);
+      }
+      done({ ...parts.q[r.pos], p: { m: [], kn: [], ...p }, k: { judge: [], ...k } });
+    };
+    load(`exam/${x.key}/${r.chunk}`, `${dir}/chunk-${chunkNo(r.chunk)}.js`, (qs) => { parts.q = qs; join(); });
+    for (const g of wanted) {
+      load(`exam/${x.key}/${r.chunk}/${g}`, `${dir}/chunk-${chunkNo(r.chunk)}-g${String(g).padStart(2, "0")}.js`,
+        (rs) => { parts[g] = rs; join(); });
+    }
   }
   /* A chunk keeps a question's replies and verdicts as columns (exam_page.py): rows again here. */
   function repliesOf(r) {

@@ -1,0 +1,148 @@
+"""An exam's reply files: each question chunk's replies, one file per group of models, reused
+from the previous report when their inputs did not change.
+
+Adding a model to a 200-model leaderboard on a 14,042-question exam rebuilt and rewrote every
+chunk of the exam page, each holding every model's reply (about half of the report stage). The
+replies now live in one file per chunk and group of :data:`GROUP` models (params order), whose
+first line names the fingerprint of what the file is made of: the code, the exam's items, and
+per model of the group the fingerprints its predictions and grades carry and the ones the detail
+recorded for it (``exams.reuse``). A group whose every file in the previous report (the workspace's,
+else DVC's cached copy through ``dvc.lock``, its md5 checked) has that fingerprint and is well
+formed is taken as it was, and its models' predictions are not read; anything else builds the
+group again. The same inputs give the same bytes either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sideways.artifacts.io import table_inputs
+from sideways.artifacts.previous import cached_object, recorded_md5
+from sideways.report.site import to_js
+
+#: Models per reply file (params order): adding one rebuilds at most one group's files.
+GROUP = 25
+#: Questions per chunk of the question explorer (index entries name their chunk and position).
+CHUNK = 25
+_HEAD = "// sideways exam replies, inputs {}\n"
+
+
+def reply_path(exam: str, number: int, group: int) -> str:
+    """Where the replies of group ``group`` to chunk ``number`` of exam ``exam`` live (app.js builds the same name)."""
+    return f"data/exams/{exam}/chunk-{number:04d}-g{group:02d}.js"
+
+
+def groups(models: list[str]) -> list[list[str]]:
+    """``models`` (params order) in groups of :data:`GROUP`."""
+    return [models[i:i + GROUP] for i in range(0, len(models), GROUP)]
+
+
+def _call(exam: str, number: int, group: int, inputs: str | None) -> str:
+    return _HEAD.format(inputs or "none") + f"window.SIDEWAYS_EXAM_REPLIES({to_js(exam)}, {number}, {group}, "
+
+
+def reply_file(exam: str, number: int, group: int, inputs: str | None, replies: list[dict[str, Any]]) -> bytes:
+    """The file of one chunk's replies by one group: a line naming its ``inputs``, then the call."""
+    return f"{_call(exam, number, group, inputs)}{to_js(replies)});\n".encode()
+
+
+def _well_formed(data: bytes, exam: str, number: int, group: int, inputs: str, questions: int,
+                 parse: bool = True) -> bool:
+    """Whether ``data`` is the file :func:`reply_file` writes for these inputs: the same first line
+    and call, and between them ASCII with every ``<`` escaped; with ``parse``, one JSON list of
+    ``questions`` replies (a literal, never code, whatever the previous report held)."""
+    head, tail = _call(exam, number, group, inputs).encode(), b");\n"
+    if not (data.startswith(head) and data.endswith(tail)) or len(data) < len(head) + len(tail):
+        return False
+    body = data[len(head):-len(tail)]
+    if not body.isascii() or b"<" in body:
+        return False
+    if not parse:
+        return True
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(parsed, list) and len(parsed) == questions and all(
+        isinstance(q, dict) and set(q) == {"p", "k"} for q in parsed)
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """sha256 of every Python file of the ``sideways`` package: any change of code builds again."""
+    root = Path(__file__).resolve().parents[1]
+    sha = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        sha.update(path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()
+
+
+def model_inputs(predictions: Path, grades: Path | None, detail: dict[str, Any] | None, model: str) -> Any:
+    """What one model's replies are made of, or None when a fingerprint is missing or the detail
+    recorded other ones (then its group is always built)."""
+    made = [table_inputs(predictions), "no grades" if grades is None else table_inputs(grades)]
+    recorded = ((detail or {}).get("models") or {}).get(model)
+    if None in made or recorded != made:
+        return None
+    return made
+
+
+def group_inputs(exam: str, items: Path, models: list[str], taking: dict[str, tuple[Path, Path | None]],
+                 detail: Path) -> list[str | None]:
+    """Per group of ``models``: the fingerprint of its reply files (None: never reused). ``taking``:
+    the models with results, their predictions and grades (None: multiple choice only)."""
+    try:
+        recorded = json.loads(table_inputs(detail) or "null")
+    except ValueError:
+        recorded = None
+    if not isinstance(recorded, dict):
+        return [None for _ in groups(models)]
+    common = [code_digest(), exam, hashlib.sha256(items.read_bytes()).hexdigest(), recorded.get("code"),
+              recorded.get("items"), CHUNK, GROUP]
+    out: list[str | None] = []
+    for group in groups(models):
+        each = {m: model_inputs(*taking[m], recorded, m) if m in taking else "no results" for m in group}
+        whole = json.dumps([common, [[m, each[m]] for m in group]], sort_keys=True)
+        out.append(None if None in each.values() else hashlib.sha256(whole.encode()).hexdigest())
+    return out
+
+
+def _previous(path: Path) -> tuple[bytes | None, bool]:
+    """What the last report wrote at ``path``, and whether it is DVC's cached copy whose md5 is the
+    one ``dvc.lock`` records (else it is the workspace's file, a stage run by hand). A cached copy
+    whose bytes no longer have that md5 is not taken."""
+    if path.is_file():
+        return path.read_bytes(), False
+    md5 = recorded_md5("report", path)
+    cached = None if md5 is None else cached_object(md5)
+    if md5 is None or cached is None:
+        return None, False
+    data = cached.read_bytes()
+    return (data, True) if hashlib.md5(data, usedforsecurity=False).hexdigest() == md5 else (None, False)
+
+
+def previous_replies(exam: str, inputs: list[str | None], questions: int, folder: Path) -> dict[str, bytes]:
+    """The reply files of the previous report in ``folder`` that can be taken as they are: every
+    file of a group whose fingerprint is known, each well formed for it (else none of the group's).
+    A file dvc.lock vouches for (:func:`_previous`) is checked but not parsed: at 200 models the
+    exam's replies are 200 MB, about 2 s of ``json.loads``."""
+    chunks = -(-questions // CHUNK)
+    out: dict[str, bytes] = {}
+    for g, fingerprint in enumerate(inputs):
+        if fingerprint is None or chunks == 0:
+            continue
+        found = {}
+        for n in range(chunks):
+            rel = reply_path(exam, n, g)
+            data, recorded = _previous(folder / rel)
+            if data is None or not _well_formed(data, exam, n, g, fingerprint, min(CHUNK, questions - n * CHUNK),
+                                                parse=not recorded):
+                break
+            found[rel] = data
+        else:
+            out |= found
+    return out
