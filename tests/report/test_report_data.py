@@ -16,10 +16,11 @@ from sideways.report import site as site_module
 from sideways.report.analytics import calibration_bins, cohen_kappa, judge_agreement, picarats_band
 from sideways.report.build import build_report
 from sideways.report.explorer import image_name
+from sideways.report.js import to_js
 from sideways.report.leaderboard import interval_columns
 from sideways.report.outcomes import prediction_outcomes
 from sideways.report.provenance import git_state, params_digest
-from sideways.report.site import site_files, to_js, write_site
+from sideways.report.site import site_files, write_site
 
 KEYS = ["riddle_id", "model"]
 

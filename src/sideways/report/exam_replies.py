@@ -22,7 +22,7 @@ from typing import Any
 
 from sideways.artifacts.io import table_inputs
 from sideways.artifacts.previous import cached_object, recorded_md5
-from sideways.report.site import to_js
+from sideways.report.js import to_js
 
 #: Models per reply file (params order): adding one rebuilds at most one group's files.
 GROUP = 25

@@ -9,24 +9,19 @@ package data in ``assets/``. The same report gives the same bytes: JSON with sor
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sideways.core.errors import ReportError
+from sideways.report.js import to_js
 
-if TYPE_CHECKING:  # build imports exam_page, which writes its reply files with to_js
+if TYPE_CHECKING:
     from sideways.report.build import Report
 
 ASSETS = ("index.html", "app.js", "style.css")
-
-
-def to_js(obj: Any) -> str:
-    """``obj`` as a JavaScript literal: JSON, ASCII only, with ``<`` escaped so it never ends a script."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c")
 
 
 def chunk_path(split: str, number: int) -> str:
