@@ -51,22 +51,24 @@ from sideways.config.params import Params
 REPO = Path(__file__).resolve().parents[1]
 
 
-def scratch_exam(params: Params, n_questions: int) -> None:
-    """The exam's tables where the report stage reads them (sideways.report.inputs.exam_files)."""
-    e = exam_tables(params, n_questions)
-    write_table(e.items, EXAM_ITEMS, paths.EXAM_ITEMS)
+def scratch_exam(params: Params, n_questions: int, key: str = "exam") -> None:
+    """Exam ``key``'s tables where the report stage reads them (sideways.report.inputs.exam_files)."""
+    e = exam_tables(params, n_questions, key=key)
+    write_table(e.items, EXAM_ITEMS, paths.exam_items(key))
     for m in params.models:
-        write_table(e.predictions[e.predictions["model"] == m.key], EXAM_PREDICTIONS, paths.exam_predictions(m.key))
-        write_table(e.grades[e.grades["model"] == m.key], EXAM_GRADES, paths.exam_grades(m.key))
-    write_table(e.detail, EXAM_DETAIL, paths.EXAM_DETAIL)
-    write_json(paths.EXAM_METRICS, e.metrics)
-    write_json(paths.EXAM_TOPICS, e.topics)
+        mine = e.predictions[e.predictions["model"] == m.key]
+        write_table(mine, EXAM_PREDICTIONS, paths.exam_predictions(key, m.key))
+        write_table(e.grades[e.grades["model"] == m.key], EXAM_GRADES, paths.exam_grades(key, m.key))
+    write_table(e.detail, EXAM_DETAIL, paths.exam_detail(key))
+    write_json(paths.EXAM_METRICS, {key: e.metrics})
+    write_json(paths.EXAM_TOPICS, {key: e.topics})
 
 
 def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int) -> None:
     """A project folder with params.yaml and every table the report stage reads."""
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     params = params_with_models(base, n_models)
+    base["exams"] = {"exam": next(iter(base["exams"].values()))}  # one exam, under the key the page test clicks
     base["models"] = {m.key: {"backend": "sim", "provider": m.provider, "name": m.name, "n_hints": 0, "skill": 0.5}
                       for m in params.models}
     (root / "params.yaml").write_text(yaml.safe_dump(base))

@@ -95,9 +95,11 @@ seconds, 1 run each; load average after: 2.20 1.00 0.50, 2 cores
     "interval_coverage": """6 models, judges default, self-bias default, riddles llm 36, vlm 20, seeds 0..199
 
 share 0.1667, kappa 4:
-llm  posterior  coverage  97.0% ± 1.2  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
+llm  latent     coverage  90.0% ± 1.2  (1200 intervals, 200/200 runs complete)  mean half-width 7.10 points
+llm  v1         coverage  97.0% ± 1.2  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
 llm  layton     coverage  62.5% ± 3.4  (1200 intervals, 200/200 runs complete)  mean half-width 5.00 points
-vlm  posterior  coverage 100.0% ± 0.0  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
+vlm  latent     coverage  99.0% ± 1.2  (1200 intervals, 200/200 runs complete)  mean half-width 7.10 points
+vlm  v1         coverage 100.0% ± 0.0  (1200 intervals, 200/200 runs complete)  mean half-width 9.10 points
 vlm  layton     coverage  98.0% ± 1.0  (1200 intervals, 200/200 runs complete)  mean half-width 5.00 points
 
 365.2 s wall for 200 seeds x 2 splits x 3 cell(s); load average 5.00 at the start, 6.00 at the end (2 cores)
@@ -114,8 +116,10 @@ def test_each_benchmark_output_becomes_its_rows():
     assert "87.5%" in rows[bench.THROUGHPUT] and "not reached" in rows[bench.THROUGHPUT]
     assert rows[bench.FROM_CACHE] == "0.21 s, 0 requests sent"
     assert rows[bench.REPORT_RENDER].startswith("110 ms median")
+    assert rows[bench.REPORT_BUILD].startswith("552 files, 12.9 MB; build 3.10 s wall")
     assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
+    assert bench.default_posterior() == "v1"  # the sample prints v1 beside latent: the row reads params' one
     assert rows[bench.COVERAGE] == "97-100% / 62.5-98%, in 365 s"
 
 

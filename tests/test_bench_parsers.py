@@ -1,0 +1,38 @@
+"""`make bench` reads the figures out of each benchmark's output (scripts/bench.py): run the benchmarks
+whose output format drifted unseen (the report benchmark wrote the exam's tables where the report no
+longer reads them; the coverage parser looked for a posterior named "posterior") at tiny sizes, and
+hand their real output to the parsers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT
+from helpers.browser import INSTALL_HINT, find_chromium
+from test_readme import bench
+
+
+def _run(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_coverage_row_reads_the_default_posterior_of_params():
+    out = _run("interval_coverage.py", "--seeds", "2", "--share", "0.5")
+    row = bench.coverage_rows(out)[bench.COVERAGE]
+    default = bench.default_posterior()
+    assert f"{default} " in out
+    assert row.endswith(" s") and "% / " in row, row
+
+
+@pytest.mark.skipif(find_chromium() is None, reason=INSTALL_HINT)
+def test_the_report_rows_read_the_report_benchmark():
+    out = _run("report.py", "--models", "3", "--riddles", "12", "--questions", "10")
+    rows = bench.report_rows(out)
+    assert " files, " in rows[bench.REPORT_BUILD] and "s CPU (target 10 s)" in rows[bench.REPORT_BUILD]
+    assert "ms median" in rows[bench.REPORT_RENDER]
