@@ -16,7 +16,7 @@ from sideways.exams import reuse
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades
 from sideways.exams.results import detail_table
-from sideways.exams.reuse import detail_inputs, exam_results, reusable_detail
+from sideways.exams.reuse import detail_inputs, exam_results, reusable
 
 
 def write(df: pd.DataFrame, schema, path, inputs: str) -> None:  # type: ignore[no-untyped-def]
@@ -46,7 +46,7 @@ def project(tmp_path, monkeypatch) -> pd.DataFrame:  # type: ignore[no-untyped-d
 
 def test_every_model_is_reused_when_nothing_changed(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
-    reused = reusable_detail("e", detail_inputs("e", ["m1", "m2"]))
+    reused = reusable("e", detail_inputs("e", ["m1", "m2"]))[0]
     assert sorted(reused) == ["m1", "m2"]
     assert pd.concat([reused["m1"], reused["m2"]], ignore_index=True).equals(detail)
 
@@ -56,16 +56,16 @@ def test_a_model_whose_predictions_changed_is_rebuilt_and_a_code_change_rebuilds
     p = detail[detail["model"] == "m2"]  # any table: only its fingerprint matters here
     write(pd.read_parquet(paths.exam_predictions("e", "m2")), EXAM_PREDICTIONS, paths.exam_predictions("e", "m2"),
           "p-m2, answered again")
-    assert len(p) and sorted(reusable_detail("e", detail_inputs("e", ["m1", "m2"]))) == ["m1"]
+    assert len(p) and sorted(reusable("e", detail_inputs("e", ["m1", "m2"]))[0]) == ["m1"]
     (tmp_path / "src/code.py").write_text("version = 2\n")
     code_digest.cache_clear()  # one digest per process: a stage run reads its code once
-    assert reusable_detail("e", detail_inputs("e", ["m1", "m2"])) == {}
+    assert reusable("e", detail_inputs("e", ["m1", "m2"]))[0] == {}
 
 
 def test_a_detail_without_fingerprints_is_not_reused(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
     write_table(detail, EXAM_DETAIL, paths.exam_detail("e"))
-    assert reusable_detail("e", detail_inputs("e", ["m1", "m2"])) == {}
+    assert reusable("e", detail_inputs("e", ["m1", "m2"]))[0] == {}
 
 
 MODELS = ["m1", "m2", "m3", "m4"]

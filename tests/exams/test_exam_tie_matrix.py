@@ -21,7 +21,7 @@ from sideways.backends.base import RunContext
 from sideways.config.params import parse_params
 from sideways.exams import changes
 from sideways.exams.answer import exam_predictions
-from sideways.exams.changes import _values, exam_tie_groups, t_quantile
+from sideways.exams.changes import _values, exam_tie_groups, paired_values
 from sideways.exams.format import load_exam
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.items import items_table
@@ -30,21 +30,9 @@ from sideways.scoring.verdicts import tie_groups
 
 
 def reference_interval(va: pd.DataFrame, vb: pd.DataFrame) -> tuple[float, float] | None:
-    """The old paired_metric's (lo, hi) from two models' values (each model's frame built once)."""
-    shared = va.index.intersection(vb.index)
-    if not len(shared):
-        return None
-    va, vb = va.loc[shared], vb.loc[shared]
-    w, d = va["w"].to_numpy(), vb["x"].to_numpy() - va["x"].to_numpy()
-    change = float(np.sum(w * d) / np.sum(w))
-    influence = w * (d - change) / np.sum(w)
-    topics = va["topic"].to_numpy()
-    groups = topics if len(set(topics)) > 1 else np.asarray(shared)
-    sums = pd.Series(influence).groupby(groups).sum().to_numpy()
-    g = len(sums)
-    se = math.sqrt(g / (g - 1) * float(np.sum(sums ** 2))) if g > 1 else math.nan
-    crit = t_quantile(0.95, g - 1) if g > 1 else math.nan
-    return 100 * (change - crit * se), 100 * (change + crit * se)
+    """The per-pair path's (lo, hi) from two models' values (each model's frame built once)."""
+    got = paired_values(va, vb)
+    return None if got is None else (got["lo"], got["hi"])
 
 
 def reference_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:

@@ -69,11 +69,6 @@ def reusable(exam: str, inputs: dict[str, Any]) -> tuple[dict[str, pd.DataFrame]
     return rows, kept
 
 
-def reusable_detail(exam: str, inputs: dict[str, Any]) -> dict[str, pd.DataFrame]:
-    """The previous detail rows of each model of ``inputs`` made from the same inputs (by model)."""
-    return reusable(exam, inputs)[0]
-
-
 def exam_results(exam: str, items: pd.DataFrame,
                  keys: list[str]) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
     """Write the detail of ``exam`` for the models ``keys``, and return its metrics by model (without

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sideways.artifacts.fingerprint import file_digest
 from sideways.artifacts.io import table_inputs
 from sideways.artifacts.previous import cached_object, recorded_md5
 from sideways.report.js import to_js
@@ -101,7 +102,7 @@ def group_inputs(exam: str, items: Path, models: list[str], taking: dict[str, tu
         recorded = None
     if not isinstance(recorded, dict):
         return [None for _ in groups(models)]
-    common = [code_digest(), exam, hashlib.sha256(items.read_bytes()).hexdigest(), recorded.get("code"),
+    common = [code_digest(), exam, file_digest(items), recorded.get("code"),
               recorded.get("items"), CHUNK, GROUP]
     out: list[str | None] = []
     for group in groups(models):
