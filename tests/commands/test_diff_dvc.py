@@ -132,7 +132,7 @@ def test_ranks_and_tie_groups_agree_under_the_published_interval(project):
     run(project, "dvc", "exp", "run", "-S", "calibration.interval=published")
     for split in ("llm", "vlm"):
         board = json.loads((project / f"metrics/leaderboard_{split}.json").read_text())
-        pairs = json.loads((project / f"metrics/pairwise_{split}.json").read_text())
+        pairs = json.loads((project / f"metrics/pairwise/{split}.json").read_text())
         groups = {m: set(v["tie_groups"].split(",")) for m, v in board.items()}
         for p in pairs["pairs"]:
             a, b = board[p["a"]], board[p["b"]]
@@ -159,7 +159,7 @@ def test_revisions_whose_models_differ_say_what_they_cannot_compare(project):
 def test_the_demo_leaderboards_show_tie_groups_that_agree_with_the_pairwise_intervals(reproduced):
     for split in ("llm", "vlm"):
         board = json.loads((reproduced / f"metrics/leaderboard_{split}.json").read_text())
-        pairs = json.loads((reproduced / f"metrics/pairwise_{split}.json").read_text())
+        pairs = json.loads((reproduced / f"metrics/pairwise/{split}.json").read_text())
         groups = {m: set(v["tie_groups"].split(",")) for m, v in board.items()}
         assert len(pairs["pairs"]) == len(board) * (len(board) - 1) // 2
         for p in pairs["pairs"]:

@@ -6,6 +6,8 @@ import importlib.util
 import json
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import ROOT
 from sideways.scoring.rank_sets import draw_ranks, rank_sets
@@ -51,3 +53,14 @@ def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, 
     assert set(data["results"]) == {"llm", "vlm"}
     for split in data["results"].values():
         assert 0 <= split["rank set"]["joint"] <= 1 and 1 <= split["rank set"]["mean_size"] <= 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 6), st.floats(0, 0.5), st.integers(0, 2**32 - 1))
+def test_sets_read_off_one_sort_equal_numpys_lower_and_higher_quantiles(draws, models, tail, seed):
+    from sideways.scoring.rank_sets import _sets
+
+    ranks = np.random.default_rng(seed).integers(1, models + 1, size=(draws, models))
+    lo, hi = _sets(np.sort(ranks, axis=0), tail)
+    assert np.array_equal(lo, np.quantile(ranks, tail, axis=0, method="lower").astype(np.int64))
+    assert np.array_equal(hi, np.quantile(ranks, 1 - tail, axis=0, method="higher").astype(np.int64))

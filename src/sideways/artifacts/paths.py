@@ -46,8 +46,9 @@ def headline(split: str) -> Path:
 
 
 def pairwise(split: str) -> Path:
-    """Every pair of models of a split: paired difference, interval, apart or tied; tie groups."""
-    return METRICS / f"pairwise_{split}.json"
+    """Every pair of models of a split: paired difference, interval, apart or tied; tie groups (a
+    folder of one file per split, so the report can depend on every split's without naming them)."""
+    return METRICS / "pairwise" / f"{split}.json"
 
 
 def plot(split: str) -> Path:

@@ -15,7 +15,7 @@ from sideways.report.explorer import explorer
 from sideways.report.inputs import ExamTables, SplitTables
 from sideways.report.leaderboard import leaderboard_rows
 from sideways.report.outcomes import prediction_outcomes
-from sideways.scoring.pairwise import pairwise
+from sideways.scoring.pairwise import agrees, pairwise
 from sideways.scoring.ranking import rank_leaderboard
 
 
@@ -76,6 +76,7 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
     images: dict[str, bytes] = {}
     for split, t in splits.items():
         taking = [m.key for m in params.models_taking(split)]  # the others have no rows here to show
+        ranked = rank_leaderboard(t.scores)
         outcomes = prediction_outcomes(t.predictions, t.jury, t.annotations, t.judgments, field)
         index, chunks[split], split_images = explorer(t.riddles, t.predictions, outcomes, t.judgments, field, models)
         images |= split_images
@@ -85,7 +86,8 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
             "analytics": split_analytics(t, outcomes, field, taking),
             "index": index,
             "chunks": len(chunks[split]),
-            "pairwise": pairwise(rank_leaderboard(t.scores), t.jury, t.annotations),
+            # the rank stage's table when it was made for these scores (it costs O(models^2) to redo)
+            "pairwise": t.pairwise if agrees(t.pairwise, ranked) else pairwise(ranked, t.jury, t.annotations),
             "missing": missing_rows(failed, split),
         }
     summary["failed"] = [{"job": f.job, "line": f.line()} for f in failed]

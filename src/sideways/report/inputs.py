@@ -38,6 +38,9 @@ class SplitTables:
     annotations: pd.DataFrame
     jury: pd.DataFrame
     scores: pd.DataFrame
+    #: the rank stage's pairwise table as read (``metrics/pairwise/<split>.json``; None: none readable),
+    #: used only when :func:`sideways.scoring.pairwise.agrees` with ``scores``
+    pairwise: Any = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,16 @@ def read_split(params: Params, split: str) -> SplitTables:
         annotations=read_table(paths.annotations(split), ANNOTATIONS),
         jury=read_table(paths.jury(split), JURY),
         scores=read_table(paths.scores(split), SCORES),
+        pairwise=_json_or_none(paths.pairwise(split)),
     )
+
+
+def _json_or_none(path: Path) -> Any:
+    """The JSON value in ``path``, or None when it is missing or not JSON (the caller checks its shape)."""
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
 
 
 def input_files(params: Params) -> list[str]:
@@ -141,6 +153,7 @@ def input_files(params: Params) -> list[str]:
     for split in params.splits:
         files += [str(paths.split_table(split)), str(paths.annotations(split)), str(paths.jury(split)),
                   str(paths.scores(split))]
+        files += [str(paths.pairwise(split))] if paths.pairwise(split).exists() else []
         for key in with_results([m.key for m in params.models_taking(split)], split):
             files += [str(paths.predictions(split, key)), str(paths.judgments(split, key))]
     for exam in exam_files(params).values():  # no grades on an exam of multiple choice only

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sideways.scoring.paired import REPLICATES, evidence, version_draws
 from sideways.scoring.rank_sets import LEVEL, rank_sets
-from sideways.scoring.verdicts import difference, separable, tie_groups
+from sideways.scoring.verdicts import differences, separable, tie_groups
 
 
 def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame, *,
@@ -41,9 +42,9 @@ def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame
         order = [str(m) for m in group.sort_values(["rank", "model"], kind="stable")["model"] if str(m) in draws]
         sets |= {m: list(s) for m, s in rank_sets({m: draws[m] for m in order}).items()}
         apart: set[frozenset[str]] = set()
-        for i, a in enumerate(order):
-            for b in order[i + 1:]:
-                d = difference(draws[a] - draws[b])
+        table = np.stack([draws[m] for m in order]) if order else np.empty((0, 0))
+        for i, a in enumerate(order):  # row a against every model below it, in one call
+            for b, d in zip(order[i + 1:], differences(table[i] - table[i + 1:]), strict=True):
                 pairs.append({"a": a, "b": b, "change": round(d.change, 2), "lo": round(d.lo, 2),
                               "hi": round(d.hi, 2), "p": round(d.p, 4), "apart": separable(d)})
                 if separable(d):
@@ -52,6 +53,37 @@ def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame
         groups |= {m: [offset + n for n in g] for m, g in tie_groups(order, apart).items()}
     return {"field": field, "seed": seed, "pairs": pairs, "tie_groups": groups, "rank_sets": sets,
             "rank_set_level": LEVEL}
+
+
+def agrees(pairs: Any, ranked: pd.DataFrame) -> bool:
+    """Whether ``pairs``, a :func:`pairwise` table read back from disk (the rank stage's file, or one
+    pulled from a remote), has its shape and was made for ``ranked``: the same field, seed and models,
+    and one row per pair of models of one hint count. A table that does not is computed again."""
+    if not isinstance(pairs, dict) or not len(ranked):
+        return False
+    models = {str(m): int(h) for m, h in zip(ranked["model"], ranked["n_hints"], strict=True)}
+    rows, groups, sets = pairs.get("pairs"), pairs.get("tie_groups"), pairs.get("rank_sets")
+    if (pairs.get("field"), pairs.get("seed")) != (str(ranked["field"].iloc[0]), int(ranked["seed"].iloc[0])):
+        return False
+    if not (isinstance(rows, list) and isinstance(groups, dict) and isinstance(sets, dict)
+            and set(groups) == set(models) == set(sets)):
+        return False
+    if not all(isinstance(v, list) and v and all(type(n) is int for n in v) for v in groups.values()):
+        return False
+    if not all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in sets.values()):
+        return False
+    counts = pd.Series(list(models.values())).value_counts()
+    if len(rows) != int((counts * (counts - 1) // 2).sum()):
+        return False
+    keys = ("change", "lo", "hi", "p")
+    seen = set()
+    for r in rows:
+        if not (isinstance(r, dict) and isinstance(r.get("a"), str) and isinstance(r.get("b"), str)
+                and r["a"] != r["b"] and r["a"] in models and r["b"] in models and models[r["a"]] == models[r["b"]]
+                and all(type(r.get(k)) in (int, float) for k in keys) and type(r.get("apart")) is bool):
+            return False
+        seen.add(frozenset((r["a"], r["b"])))
+    return len(seen) == len(rows)
 
 
 def tie_label(numbers: list[int]) -> str:

@@ -29,9 +29,13 @@ def draw_ranks(scores: FloatArray) -> np.ndarray:
     return 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
 
 
-def _sets(ranks: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.quantile(ranks, tail, axis=0, method="lower")
-    hi = np.quantile(ranks, 1 - tail, axis=0, method="higher")
+def _sets(ordered: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's [tail, 1 - tail] quantiles of its drawn ranks, ``ordered`` sorted along the draws:
+    numpy's ``quantile(method="lower")`` and ``"higher"`` (index floor/ceil((n - 1) q)), read off
+    the one sort instead of partitioning every model's draws at each step of the search."""
+    n = ordered.shape[0]
+    lo = ordered[int(np.floor((n - 1) * np.float64(tail)))]
+    hi = ordered[int(np.ceil((n - 1) * np.float64(1 - tail)))]
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
@@ -50,12 +54,13 @@ def rank_sets(draws: Mapping[str, FloatArray], level: float = LEVEL) -> dict[str
     if not len(scores):
         return {m: (1, len(models)) for m in models}
     ranks = draw_ranks(scores)
+    ordered = np.sort(ranks, axis=0)
     low, high = 0.0, (1 - level) / 2  # tail 0 is every drawn rank: joint coverage 1
-    if _joint(ranks, *_sets(ranks, high)) >= level:
+    if _joint(ranks, *_sets(ordered, high)) >= level:
         low = high
     else:
         for _ in range(_STEPS):
             mid = (low + high) / 2
-            low, high = (mid, high) if _joint(ranks, *_sets(ranks, mid)) >= level else (low, mid)
-    lo, hi = _sets(ranks, low)
+            low, high = (mid, high) if _joint(ranks, *_sets(ordered, mid)) >= level else (low, mid)
+    lo, hi = _sets(ordered, low)
     return {m: (int(lo[i]), int(hi[i])) for i, m in enumerate(models)}

@@ -48,6 +48,48 @@ def difference(replicates: FloatArray) -> Difference:
                       float(min(1.0, 2 * min(below, above))))
 
 
+def differences(replicates: FloatArray) -> list[Difference]:
+    """:func:`difference` of every row of ``replicates`` (rows x replicates) at once: the same numbers
+    to the bit (numpy's quantile, sum and std along a row are its 1-D ones), in a few array
+    operations instead of one call per row; a row with a non-finite replicate goes through
+    :func:`difference` itself. Every pair of 200 models is 19,900 rows."""
+    reps = np.asarray(replicates, dtype=np.float64)
+    if reps.ndim != 2 or not len(reps):
+        return [difference(r) for r in reps]
+    est, boot = reps[:, 0], reps[:, 1:]
+    finite = np.isfinite(est) & np.all(np.isfinite(boot), axis=1)
+    out: list[Difference | None] = [None] * len(reps)
+    if boot.shape[1] > 1 and finite.any():
+        b = boot[finite]
+        n = b.shape[1]
+        lo, hi = _percentiles(np.sort(b, axis=1), (0.025, 0.975))
+        below = (np.sum(b <= 0, axis=1) + 1) / (n + 1)
+        above = (np.sum(b >= 0, axis=1) + 1) / (n + 1)
+        se = np.std(b, axis=1, ddof=1)
+        p = np.minimum(1.0, 2 * np.minimum(below, above))
+        rows = zip(est[finite].tolist(), lo.tolist(), hi.tolist(), se.tolist(), p.tolist(), strict=True)
+        for i, (e, low, high, s, pv) in zip(np.flatnonzero(finite).tolist(), rows, strict=True):
+            out[i] = Difference(100 * e, 100 * low, 100 * high, 100 * s, pv)
+    return [d if d is not None else difference(reps[i]) for i, d in enumerate(out)]
+
+
+def _percentiles(ordered: FloatArray, qs: tuple[float, ...]) -> list[FloatArray]:
+    """numpy's default (linear) ``quantile`` of each row of ``ordered`` (sorted along rows, two or
+    more columns), by its own arithmetic: virtual index (n - 1) q, gamma its fractional part,
+    ``a + (b - a) gamma``, or ``b - (b - a)(1 - gamma)`` when gamma >= 0.5. One vectorised sort is
+    three times faster than ``quantile(axis=1)``, which partitions across the rows' stride."""
+    n = ordered.shape[1]
+    out = []
+    for q in qs:
+        virtual = (n - 1) * np.float64(q)
+        below = int(np.floor(virtual))
+        above = min(below + 1, n - 1)
+        gamma = virtual - below
+        a, b = ordered[:, below], ordered[:, above]
+        out.append(b - (b - a) * (1 - gamma) if gamma >= 0.5 else a + (b - a) * gamma)
+    return out
+
+
 def bh_adjusted(pvalues: Sequence[float]) -> list[float]:
     """Benjamini-Hochberg adjusted p-values (q-values), in the input's order."""
     p = np.asarray(pvalues, dtype=np.float64)
