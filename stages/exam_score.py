@@ -16,7 +16,6 @@ from sideways.artifacts.io import read_table, write_json
 from sideways.artifacts.schema import EXAM_ITEMS
 from sideways.config.params import load_params
 from sideways.core import stage
-from sideways.exams.changes import exam_tie_groups
 from sideways.exams.results import headline
 from sideways.exams.reuse import exam_results
 
@@ -34,9 +33,8 @@ def main() -> None:
     for exam in params.exams:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
-        metrics[exam], topics[exam], detail = exam_results(exam, items, keys)  # unchanged models reused
-        for model, groups in exam_tie_groups(detail).items():
-            metrics[exam][model]["tie_groups"] = groups
+        # unchanged models' rows, metrics and pairs apart reused; tie groups on the exam score included
+        metrics[exam], topics[exam], _ = exam_results(exam, items, keys)
         write_json(paths.exam_headline(exam), headline(metrics[exam]))
     write_json(paths.EXAM_METRICS, metrics)
     write_json(paths.EXAM_TOPICS, topics)

@@ -46,9 +46,10 @@ def project(tmp_path, monkeypatch) -> pd.DataFrame:  # type: ignore[no-untyped-d
 
 def test_every_model_is_reused_when_nothing_changed(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
-    reused = reusable("e", detail_inputs("e", ["m1", "m2"]))[0]
-    assert sorted(reused) == ["m1", "m2"]
-    assert pd.concat([reused["m1"], reused["m2"]], ignore_index=True).equals(detail)
+    reused = reusable("e", detail_inputs("e", ["m1", "m2"]))
+    assert sorted(reused.spans) == ["m1", "m2"]
+    assert pd.concat([reused.rows("m1"), reused.rows("m2")], ignore_index=True).equals(detail)
+    assert pd.concat(list(reused.pieces(["m2", "m1"], lambda k: 1 / 0)), ignore_index=True).equals(detail)
 
 
 def test_a_model_whose_predictions_changed_is_rebuilt_and_a_code_change_rebuilds_all(tmp_path, monkeypatch):
@@ -56,16 +57,16 @@ def test_a_model_whose_predictions_changed_is_rebuilt_and_a_code_change_rebuilds
     p = detail[detail["model"] == "m2"]  # any table: only its fingerprint matters here
     write(pd.read_parquet(paths.exam_predictions("e", "m2")), EXAM_PREDICTIONS, paths.exam_predictions("e", "m2"),
           "p-m2, answered again")
-    assert len(p) and sorted(reusable("e", detail_inputs("e", ["m1", "m2"]))[0]) == ["m1"]
+    assert len(p) and sorted(reusable("e", detail_inputs("e", ["m1", "m2"])).spans) == ["m1"]
     (tmp_path / "src/code.py").write_text("version = 2\n")
     code_digest.cache_clear()  # one digest per process: a stage run reads its code once
-    assert reusable("e", detail_inputs("e", ["m1", "m2"]))[0] == {}
+    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
 
 
 def test_a_detail_without_fingerprints_is_not_reused(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
     write_table(detail, EXAM_DETAIL, paths.exam_detail("e"))
-    assert reusable("e", detail_inputs("e", ["m1", "m2"]))[0] == {}
+    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
 
 
 MODELS = ["m1", "m2", "m3", "m4"]
@@ -102,3 +103,49 @@ def test_metrics_and_topics_of_unchanged_models_are_reused_and_the_same_bytes_as
     assert seen[-1] == ["m3"]
     paths.exam_detail("e").unlink()
     assert _outputs(table) == changed != scratch and seen[-1] == MODELS
+
+
+def test_pairs_apart_of_unchanged_models_are_reused_and_the_tie_groups_are_those_from_nothing(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch)
+    table = items([mcq(f"q{i}", f"Q{i}?", topic=f"t{i % 12}") for i in range(240)])
+    write(table, EXAM_ITEMS, paths.exam_items("e"), "items")
+    for i, key in enumerate(MODELS):
+        p = exam_predictions(table, sim_model(key, skill=0.1 + 0.25 * i), RunContext(seed=1))
+        write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", key), f"p-{key}")
+    paths.exam_detail("e").unlink()
+    scratch = _outputs(table)
+    assert len({m["tie_groups"] for m in json.loads(scratch[0]).values()}) > 1  # not one big tie
+    known: list = []
+    real = reuse.exam_ties
+    monkeypatch.setattr(reuse, "exam_ties", lambda d, known=None: known_seen(known) or real(d, known=known))
+
+    def known_seen(k):  # type: ignore[no-untyped-def]
+        known.append(k)
+
+    p = exam_predictions(table, sim_model("m3", skill=0.6), RunContext(seed=2))
+    write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", "m3"), "p-m3-again")
+    changed = _outputs(table)
+    assert known[-1][0] == {"m1", "m2", "m4"}  # m3's pairs computed again, the others' taken
+    paths.exam_detail("e").unlink()
+    assert _outputs(table) == changed and known[-1] is None
+
+
+def test_a_recorded_ties_entry_of_the_wrong_shape_is_not_used():
+    assert reuse._ties(None, {"a"}) is None
+    assert reuse._ties({"models": ["a", "b"], "apart": [["a"]]}, {"a", "b"}) is None
+    assert reuse._ties({"models": "ab", "apart": []}, {"a", "b"}) is None
+    assert reuse._ties({"models": ["a", "b", 3], "apart": []}, {"a", "b"}) is None
+    got = reuse._ties({"models": ["a", "b", "c"], "apart": [["a", "b"], ["a", "c"], ["a", "a"]]}, {"a", "b", "z"})
+    assert got == ({"a", "b"}, {frozenset(("a", "b"))})
+
+
+def test_pieces_join_runs_of_reused_models_and_put_new_ones_in_model_order():
+    detail = pd.DataFrame({"model": ["a", "a", "b", "c", "c", "d"], "item_id": list("xyxxyx")})
+    reused = reuse.Reused(detail, {"a": (0, 2), "c": (3, 5), "d": (5, 6)})  # b left the exam
+
+    def made(key: str) -> pd.DataFrame:
+        return pd.DataFrame({"model": [key], "item_id": ["x"]})
+
+    pieces = list(reused.pieces(["d", "c", "bb", "a"], made))
+    assert [list(p["model"]) for p in pieces] == [["a", "a"], ["bb"], ["c", "c", "d"]]
+    assert reused.rows("c")["item_id"].tolist() == ["x", "y"]

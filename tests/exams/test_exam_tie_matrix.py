@@ -145,3 +145,31 @@ def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once():
     in_order = sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0]))
     assert detail_tables(table, (detail_table(table, p, g) for p, g in in_order)).equals(whole)
     assert detail_tables(table, iter([])).empty
+
+
+def test_pairs_known_from_before_give_the_same_groups_and_only_new_pairs_are_computed(fifty, monkeypatch):
+    from sideways.exams import tie_matrix
+
+    groups, apart = changes.exam_ties(fifty)
+    assert groups == exam_tie_groups(fifty) and apart  # some pairs apart among fifty models
+    before = fifty[fifty["model"] != "sim-17"]  # the run before sim-17 was added
+    _, apart_before = changes.exam_ties(before)
+    seen = []
+    real = tie_matrix.pair_intervals
+    monkeypatch.setattr(changes, "pair_intervals", lambda v, c, fresh=None: seen.append(fresh) or real(v, c, fresh))
+    known = ({str(m) for m in before["model"]} | {"gone-model"}, apart_before | {frozenset(("gone-model", "sim-01"))})
+    assert changes.exam_ties(fifty, known=known) == (groups, apart)
+    assert [sum(f) for f in seen] == [1]  # only sim-17's 49 pairs were computed
+
+
+def test_fresh_pairs_alone_are_decided_as_in_the_whole_matrix(fifty):
+    from sideways.exams.tie_matrix import pair_intervals
+
+    values = {str(m): _values(d, "exam_score") for m, d in fifty.groupby("model", sort=True)}
+    order = sorted(values)
+    whole = pair_intervals([values[m] for m in order], lambda g: changes.t_quantile(0.95, g))
+    fresh = [i in (3, 30) for i in range(len(order))]
+    part = pair_intervals([values[m] for m in order], lambda g: changes.t_quantile(0.95, g), fresh)
+    needed = np.logical_or.outer(fresh, fresh)
+    assert np.array_equal(part.apart, whole.apart & needed) and part.apart.any()
+    assert not (part.unsure & ~needed).any()

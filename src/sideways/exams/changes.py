@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sideways.exams.tie_matrix import pair_intervals
+from sideways.exams.tie_matrix import pair_intervals, value_table
 from sideways.scoring.verdicts import tie_groups
 
 #: z_0.80: the power term of the minimal detectable change (80% power), added to the t critical value.
@@ -64,13 +64,18 @@ def t_quantile(level: float, df: int) -> float:
 
 def _values(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
     """item_id -> (x, w, topic, right) of one version for ``metric`` (answered questions only)."""
+    return _value_rows(detail, metric).drop(columns="model")
+
+
+def _value_rows(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """:func:`_values` with each row's ``model``, over rows of any number of models."""
     kinds, column = METRICS[metric]
     rows = detail[detail["kind"].isin(kinds) & (detail["status"] != "api_error")]
     x = rows[column].astype(float) if column else rows["earned"].astype(float) / rows["points"].astype(float)
     w = pd.Series(1.0, index=rows.index) if column else rows["points"].astype(float)
     right = rows["earned"].astype(float) >= rows["points"].astype(float) / 2
-    return pd.DataFrame({"x": x, "w": w, "topic": rows["topic"].fillna(""), "right": right}).set_axis(
-        rows["item_id"].to_numpy()).dropna(subset=["x"])
+    return pd.DataFrame({"x": x, "w": w, "topic": rows["topic"].fillna(""), "right": right,
+                         "model": rows["model"].astype(str)}).set_axis(rows["item_id"].to_numpy()).dropna(subset=["x"])
 
 
 def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
@@ -127,21 +132,48 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
 def exam_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
     """Each model's tie groups on ``metric`` (``"1"``, ``"1,2"``): models in order of the metric,
     a pair apart when the 95% interval of its paired per-question difference (clustered by
-    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`).
+    topic, as above) excludes 0 (:func:`sideways.scoring.verdicts.tie_groups`)."""
+    return exam_ties(detail, metric)[0]
+
+
+def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
+              known: tuple[set[str], set[frozenset[str]]] | None = None
+              ) -> tuple[dict[str, str], set[frozenset[str]]]:
+    """:func:`exam_tie_groups` and the pairs apart. ``known``: models whose values are the same as
+    when the pairs apart among them were found, and those pairs: only the pairs with another model
+    are computed (adding one model to 200 costs 200 pairs, not 20,100).
 
     Every pair at once (:func:`sideways.exams.tie_matrix.pair_intervals`); a pair whose interval
     ends too close to 0 for the matrix's rounding to decide is recomputed by :func:`paired_values`.
     """
-    values = {str(m): _values(d, metric) for m, d in detail.groupby("model", sort=True)}
-    value = {m: float(np.sum(v["w"] * v["x"]) / np.sum(v["w"])) if len(v) else -math.inf
-             for m, v in values.items()}
-    order = sorted(values, key=lambda m: (-value[m], m))
-    found = pair_intervals([values[m] for m in order], lambda g: t_quantile(0.95, g))
-    apart: set[frozenset[str]] = set()
+    every = _value_rows(detail, metric)
+    every = every.iloc[np.argsort(every["model"].to_numpy(dtype=object), kind="stable")]  # each model's rows together
+    names = every["model"].to_numpy(dtype=object)
+    models = sorted({str(m) for m in detail["model"]})
+    starts = np.searchsorted(names, models, side="left")
+    ends = np.searchsorted(names, models, side="right")
+    span = {m: (int(a), int(b)) for m, a, b in zip(models, starts, ends, strict=True)}
+    x, w = every["x"].to_numpy(dtype=float), every["w"].to_numpy(dtype=float)
+    wx = w * x
+    # as np.sum over each model's own frame: the same contiguous rows, so the same bits
+    value = {m: float(np.sum(wx[a:b]) / np.sum(w[a:b])) if b > a else -math.inf for m, (a, b) in span.items()}
+    order = sorted(models, key=lambda m: (-value[m], m))
+    column = {m: j for j, m in enumerate(order)}
+    cols = np.repeat([column[m] for m in models], [b - a for a, b in span.values()])
+    table = value_table(every.index.to_numpy(dtype=object), every["topic"].to_numpy(dtype=object), x, w, cols,
+                        len(order))
+    same, apart = (known[0] & set(order), {p for p in known[1] if p <= known[0]}) if known else (set(), set())
+    fresh = [m not in same for m in order]
+    found = pair_intervals(table, lambda g: t_quantile(0.95, g), fresh if same else None)
     for i, j in zip(*np.nonzero(found.apart), strict=True):
         apart.add(frozenset((order[i], order[j])))
+
+    def own(m: str) -> pd.DataFrame:
+        return every.iloc[span[m][0]:span[m][1]].drop(columns="model")
+
     for i, j in zip(*np.nonzero(found.unsure), strict=True):
-        got = paired_values(values[order[i]], values[order[j]])
+        got = paired_values(own(order[i]), own(order[j]))
         if got is not None and (got["lo"] > 0 or got["hi"] < 0):
             apart.add(frozenset((order[i], order[j])))
-    return {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}
+    groups = {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}
+    return groups, {p for p in apart if p <= set(order)}

@@ -17,9 +17,12 @@ depend on its rows alone, so the files are the same bytes as computed from nothi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sideways.artifacts import paths
@@ -27,6 +30,7 @@ from sideways.artifacts.fingerprint import code_digest, file_digest
 from sideways.artifacts.io import read_table, read_tables, table_inputs, write_table
 from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS
+from sideways.exams.changes import exam_ties
 from sideways.exams.results import detail_table, detail_tables, model_metrics, topic_breakdown
 
 STAGE = "exam_score"
@@ -43,46 +47,105 @@ def detail_inputs(exam: str, models: list[str], graded: bool = True) -> dict[str
             "models": {m: [table_inputs(paths.exam_predictions(exam, m)), grades(m)] for m in models}}
 
 
-def reusable(exam: str, inputs: dict[str, Any]) -> tuple[dict[str, pd.DataFrame], dict[str, dict[str, Any]]]:
-    """The previous detail rows of each model of ``inputs`` made from the same inputs (by model),
-    and the metrics and topics recorded for them (``{"metrics": ..., "topics": ...}``, by model)."""
+Known = tuple[set[str], set[frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class Reused:
+    """What the previous detail gives for the models whose inputs did not change: their rows
+    (``detail.iloc[a:b]`` for ``spans[model] = (a, b)``: each model's rows are contiguous), the
+    metrics and topics recorded for them, and the pairs of them found apart on the exam score
+    (``exams.changes.exam_ties``'s ``known``; None: nothing recorded)."""
+
+    detail: pd.DataFrame | None = None
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ties: Known | None = None
+
+    def rows(self, model: str) -> pd.DataFrame:
+        """The previous detail's rows of ``model`` (one of ``spans``)."""
+        assert self.detail is not None
+        a, b = self.spans[model]
+        return self.detail.iloc[a:b].reset_index(drop=True)
+
+    def pieces(self, keys: list[str], made: Callable[[str], pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        """The detail's rows for ``keys`` in sorted order: runs of reused models as one slice each
+        (adding one model to 200 concatenates three pieces, not 200), ``made(key)`` for the rest."""
+        run: tuple[int, int] | None = None
+        for key in sorted(keys):
+            span = self.spans.get(key)
+            if span is not None and run is not None and run[1] == span[0]:
+                run = (run[0], span[1])
+                continue
+            if run is not None:
+                yield self.detail.iloc[run[0]:run[1]]  # type: ignore[union-attr]
+            run = span
+            if span is None:
+                yield made(key)
+        if run is not None:
+            yield self.detail.iloc[run[0]:run[1]]  # type: ignore[union-attr]
+
+
+def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
+    """What the previous detail of ``exam`` gives for each model of ``inputs`` made from the same inputs."""
     previous = previous_output(STAGE, paths.exam_detail(exam))
     if previous is None:
-        return {}, {}
+        return Reused()
     try:
         recorded = json.loads(table_inputs(previous) or "null")
     except ValueError:
-        return {}, {}
+        return Reused()
     if not isinstance(recorded, dict) or (recorded.get("code"), recorded.get("items")) != (inputs["code"],
                                                                                             inputs["items"]):
-        return {}, {}
+        return Reused()
     same = {m for m, f in inputs["models"].items() if None not in f and (recorded.get("models") or {}).get(m) == f}
     if not same:
-        return {}, {}
+        return Reused()
     detail = read_table(previous, EXAM_DETAIL)
-    rows = {str(m): d.reset_index(drop=True) for m, d in detail.groupby("model", sort=False) if str(m) in same}
+    names = detail["model"].astype(str).to_numpy(dtype=object)
+    if len(names) > 1 and not bool(np.all(names[:-1] <= names[1:])):  # written sorted; any other order works too
+        order = np.argsort(names, kind="stable")
+        detail, names = detail.iloc[order].reset_index(drop=True), names[order]
+    present = sorted(same & set(names))
+    spans = {m: (int(a), int(b)) for m, a, b in zip(present, np.searchsorted(names, present, side="left"),
+                                                     np.searchsorted(names, present, side="right"), strict=True)}
     results: Any = recorded.get("results")
     if not isinstance(results, dict):
         results = {}
-    kept = {m: r for m, r in results.items() if m in rows and isinstance(r, dict)
+    kept = {m: r for m, r in results.items() if m in spans and isinstance(r, dict)
             and isinstance(r.get("metrics"), dict) and isinstance(r.get("topics"), dict)}
-    return rows, kept
+    return Reused(detail, spans, kept, _ties(recorded.get("ties"), set(spans)))
+
+
+def _ties(recorded: Any, same: set[str]) -> Known | None:
+    """The recorded pairs apart (``{"models": [...], "apart": [[a, b], ...]}``) among the models in
+    ``same`` that the record covers; None when the record is missing or not of that shape."""
+    if not isinstance(recorded, dict):
+        return None
+    models, apart = recorded.get("models"), recorded.get("apart")
+    if not (isinstance(models, list) and all(isinstance(m, str) for m in models) and isinstance(apart, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(m, str) for m in p) for p in apart)):
+        return None
+    covered = same & set(models)
+    return covered, {frozenset(p) for p in apart if len(set(p)) == 2 and set(p) <= covered}
 
 
 def exam_results(exam: str, items: pd.DataFrame,
                  keys: list[str]) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
-    """Write the detail of ``exam`` for the models ``keys``, and return its metrics by model (without
-    the tie groups), its topic breakdown by model and the detail: rows, metrics and topics of a model
-    whose inputs did not change taken from the previous detail, the rest computed model by model."""
+    """Write the detail of ``exam`` for the models ``keys``, and return its metrics by model (with
+    the tie groups on the exam score), its topic breakdown by model and the detail: rows, metrics,
+    topics and pairs apart of models whose inputs did not change taken from the previous detail,
+    the rest computed (metrics model by model; pairs apart only those with a changed model)."""
     # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
     graded = bool((items["kind"] == "short_answer").any())
     no_grades = read_tables([], EXAM_GRADES, f"exam {exam} grades")
     inputs = detail_inputs(exam, keys, graded)
-    rows, results = reusable(exam, inputs)
+    reused = reusable(exam, inputs)
+    results = reused.results
     # model by model: one model's replies (their texts) in memory at a time, not every model's
-    detail = detail_tables(items, (rows[k] if k in rows else detail_table(
+    detail = detail_tables(items, reused.pieces(keys, lambda k: detail_table(
         items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
-        read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades) for k in sorted(keys)))
+        read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades)))
     metrics: dict[str, Any] = {}
     topics: dict[str, Any] = {}
 
@@ -92,8 +155,12 @@ def exam_results(exam: str, items: pd.DataFrame,
         topics.update(topic_breakdown(fresh))
         for m, r in results.items():
             metrics[m], topics[m] = r["metrics"], r["topics"]
-        made = {m: {"metrics": metrics[m], "topics": topics.get(m, {})} for m in metrics}
-        return json.dumps(inputs | {"results": made}, sort_keys=True)
+        made = {m: {"metrics": dict(metrics[m]), "topics": topics.get(m, {})} for m in metrics}
+        groups, apart = exam_ties(conformed, known=reused.ties)
+        for m, g in groups.items():
+            metrics[m]["tie_groups"] = g
+        ties = {"models": sorted(groups), "apart": sorted(sorted(p) for p in apart)}
+        return json.dumps(inputs | {"results": made, "ties": ties}, sort_keys=True)
 
     detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), record)
     return dict(sorted(metrics.items())), dict(sorted(topics.items())), detail

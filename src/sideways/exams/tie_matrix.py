@@ -40,7 +40,7 @@ class PairIntervals:
 
 
 @dataclass(frozen=True)
-class _Table:
+class ValueTable:
     """The questions x models matrices, questions grouped by topic (``bounds``: each topic's rows)."""
 
     x: Matrix
@@ -50,61 +50,98 @@ class _Table:
     same_topics: bool
 
 
-def _table(values: Sequence[pd.DataFrame]) -> _Table:
-    """Each model's ``x, w, topic`` by question (:func:`sideways.exams.changes._values`) as matrices."""
-    rows, _ = pd.factorize(np.concatenate([v.index.to_numpy(dtype=object) for v in values]))
-    topics, _ = pd.factorize(np.concatenate([v["topic"].to_numpy(dtype=object) for v in values]))
+def value_table(item_ids: npt.NDArray[np.object_], topics: npt.NDArray[np.object_], x: Matrix, w: Matrix,
+                cols: npt.NDArray[np.int64], models: int) -> ValueTable:
+    """The matrices of value rows (question, topic, x, w) each in model column ``cols`` (of ``models``)."""
+    rows, _ = pd.factorize(item_ids)
+    topic_codes, _ = pd.factorize(topics)
     n = int(rows.max()) + 1 if len(rows) else 0
     topic_of = np.full(n, -1, dtype=np.int64)
-    topic_of[rows] = topics
-    same_topics = bool(np.all(topic_of[rows] == topics))
+    topic_of[rows] = topic_codes
+    same_topics = bool(np.all(topic_of[rows] == topic_codes))
     place = np.argsort(topic_of, kind="stable")
     position = np.empty(n, dtype=np.int64)
     position[place] = np.arange(n)
-    x, w, mask = (np.zeros((n, len(values))) for _ in range(3))
-    start = 0
-    for j, v in enumerate(values):
-        r = position[rows[start:start + len(v)]]
-        start += len(v)
-        x[r, j], w[r, j], mask[r, j] = v["x"].to_numpy(dtype=float), v["w"].to_numpy(dtype=float), 1.0
+    xm, wm, mask = (np.zeros((n, models)) for _ in range(3))
+    r = position[rows]
+    xm[r, cols], wm[r, cols], mask[r, cols] = x, w, 1.0
     cuts = np.flatnonzero(np.diff(topic_of[place])) + 1
     edges = [0, *cuts.tolist(), n]
-    return _Table(x, w, mask, [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a], same_topics)
+    return ValueTable(xm, wm, mask, [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a],
+                      same_topics)
 
 
-def _identical(t: _Table) -> Flags:
+def _table(values: Sequence[pd.DataFrame]) -> ValueTable:
+    """Each model's ``x, w, topic`` by question (:func:`sideways.exams.changes._values`) as matrices."""
+    if not values:
+        return value_table(np.array([], dtype=object), np.array([], dtype=object), np.zeros(0), np.zeros(0),
+                           np.zeros(0, dtype=np.int64), 0)
+    return value_table(np.concatenate([v.index.to_numpy(dtype=object) for v in values]),
+                       np.concatenate([v["topic"].to_numpy(dtype=object) for v in values]),
+                       np.concatenate([v["x"].to_numpy(dtype=float) for v in values]),
+                       np.concatenate([v["w"].to_numpy(dtype=float) for v in values]),
+                       np.repeat(np.arange(len(values)), [len(v) for v in values]), len(values))
+
+
+def _identical(t: ValueTable) -> Flags:
     """Pairs of models with the same values on the same questions."""
     first: dict[bytes, int] = {}
     ids = np.array([first.setdefault(t.x[:, j].tobytes() + t.mask[:, j].tobytes(), j) for j in range(t.x.shape[1])])
     return np.asarray(ids[:, None] == ids[None, :])
 
 
-def pair_intervals(values: Sequence[pd.DataFrame], crit: Callable[[int], float]) -> PairIntervals:
-    """The pairs apart and the pairs to recompute, for models ``values`` (best first).
+Gram = Callable[[Matrix, Matrix], Matrix]
+
+
+def _gram(fresh: Flags | None) -> Gram:
+    """``a.T @ b`` over models; with ``fresh``, only the rows and columns of the fresh models (the
+    rest 0): the pairs between two models whose decision is already known cost nothing, and adding
+    one model to m costs O(questions x m) instead of O(questions x m^2)."""
+    if fresh is None or fresh.all():
+        return lambda a, b: a.T @ b
+    cols = np.flatnonzero(fresh)
+
+    def product(a: Matrix, b: Matrix) -> Matrix:
+        out = np.zeros((a.shape[1], b.shape[1]))
+        out[cols, :] = a[:, cols].T @ b
+        out[:, cols] = a.T @ b[:, cols]
+        return out
+    return product
+
+
+def pair_intervals(values: Sequence[pd.DataFrame] | ValueTable, crit: Callable[[int], float],
+                   fresh: Sequence[bool] | None = None) -> PairIntervals:
+    """The pairs apart and the pairs to recompute, for models ``values`` (best first; or their
+    :class:`ValueTable`, one column per model in that order).
 
     ``crit(df)`` is the two-sided 95% critical value of Student's t with ``df`` degrees of freedom.
+    ``fresh`` (one flag per model): only the pairs with at least one fresh model are decided; the
+    others come back neither apart nor unsure (the caller knows them). A pair's decision depends on
+    its two models' values alone (the rounding bound makes it exact), so it is the same either way.
     """
-    m = len(values)
-    upper = np.triu(np.ones((m, m), dtype=bool), k=1)
+    m = values.x.shape[1] if isinstance(values, ValueTable) else len(values)
+    needed = np.ones((m, m), dtype=bool) if fresh is None else np.logical_or.outer(fresh, fresh)
+    upper = np.triu(np.ones((m, m), dtype=bool), k=1) & needed
     if m < 2:
         return PairIntervals(np.zeros((m, m), dtype=bool), np.zeros((m, m), dtype=bool))
-    t = _table(values)
+    t = values if isinstance(values, ValueTable) else _table(values)
     if not t.same_topics:
         return PairIntervals(np.zeros((m, m), dtype=bool), upper)
+    gram = _gram(None if fresh is None else np.asarray(fresh, dtype=bool))
     x, w, mask = t.x, t.w, t.mask
     wx = w * x
-    shared = mask.T @ mask
-    s_w = w.T @ mask
+    shared = gram(mask, mask)
+    s_w = gram(w, mask)
     with np.errstate(divide="ignore", invalid="ignore"):
-        c = (w.T @ x - wx.T @ mask) / s_w
+        c = (gram(w, x) - gram(wx, mask)) / s_w
     ss_topic, g_topic = np.zeros((m, m)), np.zeros((m, m))
     for lo_row, hi_row in t.bounds:
         sl = slice(lo_row, hi_row)
-        a_t = w[sl].T @ x[sl] - wx[sl].T @ mask[sl]
-        b_t = w[sl].T @ mask[sl]
+        a_t = gram(w[sl], x[sl]) - gram(wx[sl], mask[sl])
+        b_t = gram(w[sl], mask[sl])
         with np.errstate(divide="ignore", invalid="ignore"):
             ss_topic += ((a_t - c * b_t) / s_w) ** 2
-        g_topic += (mask[sl].T @ mask[sl]) > 0
+        g_topic += gram(mask[sl], mask[sl]) > 0
     by_topic = g_topic > 1
     g = np.where(by_topic, g_topic, shared)
     ss = ss_topic
@@ -113,7 +150,7 @@ def pair_intervals(values: Sequence[pd.DataFrame], crit: Callable[[int], float])
     err_c = 2 * gamma * xmax
     err_ss = np.zeros((m, m))
     if np.any(~by_topic & upper & (shared > 1)):
-        ss_item, err_ss = _by_question(x, w, mask, c, s_w, gamma, xmax, err_c)
+        ss_item, err_ss = _by_question(x, w, mask, c, s_w, gamma, xmax, err_c, gram)
         ss = np.where(by_topic, ss_topic, ss_item)
         err_ss = np.where(by_topic, 0.0, err_ss)
     valid = upper & (shared > 0) & (g > 1) & np.isfinite(c)
@@ -133,14 +170,14 @@ def pair_intervals(values: Sequence[pd.DataFrame], crit: Callable[[int], float])
 
 
 def _by_question(x: Matrix, w: Matrix, mask: Matrix, c: Matrix, s_w: Matrix, gamma: float, xmax: float,
-                 err_c: float) -> tuple[Matrix, Matrix]:
+                 err_c: float, gram: Gram) -> tuple[Matrix, Matrix]:
     """sum_i (w_a (d_i - c))^2 / S_w^2 over the shared questions (clusters of one question), and a
     bound on its rounding: Q2 - 2 c Q1 + c^2 Q0 with Q_k = sum w_a^2 M_b d^k."""
     w2 = w * w
     w2x = w2 * x
-    q0 = w2.T @ mask
-    q1 = w2.T @ x - w2x.T @ mask
-    q2 = w2.T @ (x * x) - 2 * (w2x.T @ x) + (w2x * x).T @ mask
+    q0 = gram(w2, mask)
+    q1 = gram(w2, x) - gram(w2x, mask)
+    q2 = gram(w2, x * x) - 2 * gram(w2x, x) + gram(w2x * x, mask)
     with np.errstate(divide="ignore", invalid="ignore"):
         ss = np.maximum(q2 - 2 * c * q1 + c * c * q0, 0.0) / (s_w * s_w)
         spread = 2 * xmax + np.abs(c)
