@@ -106,8 +106,9 @@ def test_a_detail_made_from_other_replies_or_a_table_without_its_fingerprint_is_
     assert again[exam_replies.reply_path(EXAM, 0, 0)].startswith(b"// sideways exam replies, inputs none\n")
 
 
-def _to_dvc_cache(files: dict[str, bytes]) -> None:
-    """Move report/ into DVC's cache as `dvc repro` leaves it: a .dir manifest that dvc.lock records."""
+def _to_dvc_cache(files: dict[str, bytes], keep: bool = False) -> None:
+    """Move report/ into DVC's cache as `dvc repro` leaves it: a .dir manifest that dvc.lock records
+    (``keep``: the workspace keeps its copy, as after `dvc repro`)."""
     cache = Path(".dvc/cache/files/md5")
     entries = []
     for rel, data in sorted(files.items()):
@@ -121,7 +122,8 @@ def _to_dvc_cache(files: dict[str, bytes]) -> None:
     (cache / md5[:2] / md5[2:]).write_bytes(manifest)
     Path("dvc.lock").write_text(yaml.safe_dump({"schema": "2.0", "stages": {"report": {
         "cmd": "python stages/report.py", "outs": [{"path": "report", "md5": md5}]}}}))
-    shutil.rmtree("report")
+    if not keep:
+        shutil.rmtree("report")
 
 
 def test_the_reply_files_dvc_cached_are_taken_when_their_md5_is_the_one_dvc_lock_records(project):
@@ -136,3 +138,23 @@ def test_the_reply_files_dvc_cached_are_taken_when_their_md5_is_the_one_dvc_lock
     cached.write_bytes(cached.read_bytes().replace(b"Answer", b"Altered", 1))  # no longer the bytes dvc.lock records
     again, read = _build(files, models, "report")
     assert again == first and read == set(models[2:4])
+
+
+def test_workspace_reply_files_with_the_md5_dvc_lock_records_are_not_parsed_and_edited_ones_are(project, monkeypatch):
+    files, models, _ = project
+    first, _ = _build(files, models, "report")
+    _to_dvc_cache(first, keep=True)
+    parsed: list[int] = []
+    real = exam_replies.json.loads
+    def loads(b, *a, **k):  # type: ignore[no-untyped-def]
+        if isinstance(b, bytes) and b.startswith(b'[{"k"'):  # a reply file's body
+            parsed.append(len(b))
+        return real(b, *a, **k)
+    monkeypatch.setattr(exam_replies.json, "loads", loads)
+    again, read = _build(files, models, "report")
+    assert again == first and read == set() and parsed == []
+    path = Path("report") / exam_replies.reply_path(EXAM, 0, 1)
+    path.write_bytes(path.read_bytes().replace(b"Answer", b"Answex", 1))  # well formed, not what the lock records
+    before = len(parsed)
+    again, read = _build(files, models, "report")
+    assert len(parsed) > before and read == set()  # parsed, and taken: a stage run by hand may have written it
