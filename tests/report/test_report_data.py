@@ -127,6 +127,20 @@ def test_the_folder_appears_whole_or_the_old_one_stays(tmp_path, monkeypatch):
     assert (target / "index.html").read_bytes() == b"new"
 
 
+def test_an_unchanged_file_keeps_its_inode_so_dvc_does_not_hash_it_again(tmp_path):
+    target = tmp_path / "report"
+    write_site({"same.js": b"kept", "changed.js": b"one", "gone.js": b"x"}, target)
+    before = {p.name: p.stat() for p in target.iterdir()}
+    write_site({"same.js": b"kept", "changed.js": b"two", "new.js": b"y"}, target)
+    after = {p.name: p.stat() for p in target.iterdir()}
+    assert after["same.js"].st_ino == before["same.js"].st_ino
+    assert after["same.js"].st_mtime_ns == before["same.js"].st_mtime_ns
+    assert after["changed.js"].st_ino != before["changed.js"].st_ino
+    assert (target / "changed.js").read_bytes() == b"two" and (target / "new.js").read_bytes() == b"y"
+    assert "gone.js" not in after and after["same.js"].st_nlink == 1  # the old folder is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+
+
 def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path, monkeypatch):
     """`sideways report --compare HEAD --out data` renamed data/ away and deleted it (labels, exams,
     overrides): only a folder a report wrote (it holds the marker) is replaced."""
