@@ -19,7 +19,7 @@ def main() -> None:
     ranked["rank_set"] = ["{}-{}".format(*pairs["rank_sets"][str(m)]) for m in ranked["model"]]
     write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
     write_json(paths.headline(args.split), headline(ranked))
-    write_json(paths.pairwise(args.split), pairs)
+    write_json(paths.pairwise(args.split), pairs, compact=True)  # 20,000 pairs at 200 models: one line
     write_json(paths.plot(args.split), plot_rows(ranked))
 
 

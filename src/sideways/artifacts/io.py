@@ -52,14 +52,18 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, sync: bool = True) -> N
         raise
 
 
-def json_bytes(obj: Any) -> bytes:
-    """``obj`` as stable, sorted, indented JSON (same input, same bytes)."""
+def json_bytes(obj: Any, compact: bool = False) -> bytes:
+    """``obj`` as stable, sorted, indented JSON (same input, same bytes); ``compact``: on one line,
+    which Python's C encoder writes (indented JSON goes through its pure-Python encoder: a second
+    for the 20,000 pairs of 200 models)."""
+    if compact:
+        return (json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def write_json(path: str | Path, obj: Any) -> None:
-    """Write ``obj`` as stable, sorted, indented JSON (same input, same bytes)."""
-    atomic_write_bytes(path, json_bytes(obj))
+def write_json(path: str | Path, obj: Any, compact: bool = False) -> None:
+    """Write ``obj`` as stable, sorted JSON (same input, same bytes), indented unless ``compact``."""
+    atomic_write_bytes(path, json_bytes(obj, compact))
 
 
 INPUTS_KEY = "sideways.inputs"  # the fingerprint of what a coarse stage's job read (artifacts/fingerprint.py)
