@@ -146,3 +146,29 @@ def test_pairwise_separates_far_models_and_ties_close_ones():
     apart = {(p["a"], p["b"]): p["apart"] for p in got["pairs"]}
     assert apart == {("m1", "m2"): False, ("m1", "m3"): True, ("m2", "m3"): True}
     assert got["tie_groups"] == {"m1": [1], "m2": [1], "m3": [2]} and agree(got)
+
+
+def test_every_models_pool_is_every_other_providers_labels_counted_once():
+    from sideways.scoring.paired import Evidence, _all_counts
+
+    rng = np.random.default_rng(3)
+    names = ((0, 3), (1, 3), (2, 3), (3, 3))
+    providers = {f"m{i}": f"p{i % 3}" for i in range(7)}
+    bins = {m: rng.integers(-1, 4, 30) for m in providers}
+    labels = {m: rng.integers(-1, 2, 30) for m in providers}
+    ev = Evidence(tuple(f"r{i}" for i in range(30)), providers, names, bins, labels)
+
+    def tally(m):  # the counting rule spelled out, one row at a time
+        pos, size = np.zeros(4), np.zeros(4)
+        for b, lab in zip(bins[m], labels[m], strict=True):
+            if b >= 0 and lab >= 0:
+                size[b] += 1
+                pos[b] += lab == 1
+        return pos, size
+
+    got = _all_counts(ev)
+    for m in providers:
+        pos, size = tally(m)
+        others = [tally(o) for o in providers if providers[o] != providers[m]]
+        assert np.array_equal(got[m][0], pos) and np.array_equal(got[m][1], size)
+        assert np.array_equal(got[m][2], np.array([sum(o[0] for o in others), sum(o[1] for o in others)]))

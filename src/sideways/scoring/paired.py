@@ -103,21 +103,32 @@ def _rng(seed: int, *names: object) -> np.random.Generator:
                                                                  for i in range(0, 16, 4))]))
 
 
-def _counts(ev: Evidence, model: str) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per bin: labelled predictions l_v and positive labels k_v of ``model``, and the pool's (a_v, b_v)
-    stacked as a 2 x bins array (positives, rows) from every model of another provider."""
-    def tally(m: str) -> tuple[FloatArray, FloatArray]:
+Counts = tuple[FloatArray, FloatArray, FloatArray]
+
+
+def _all_counts(ev: Evidence) -> dict[str, Counts]:
+    """Per model: labelled predictions l_v and positive labels k_v per bin, and the pool's (a_v, b_v)
+    stacked as a 2 x bins array (positives, rows) from every model of another provider. The pool is
+    every model's tally less its own provider's, so all models cost O(models), not O(models^2); the
+    counts are integers, exact in float64 in any order of summation."""
+    def tally(m: str) -> FloatArray:
         b, lab = ev.bins[m], ev.labels[m]
         keep = (b >= 0) & (lab >= 0)
         size = np.bincount(b[keep], minlength=len(ev.bin_names)).astype(np.float64)
         pos = np.bincount(b[keep & (lab == 1)], minlength=len(ev.bin_names)).astype(np.float64)
-        return pos, size
-    k, lab = tally(model)
-    pool = np.zeros((2, len(ev.bin_names)))
-    for other in ev.models:
-        if ev.providers[other] != ev.providers[model]:
-            pool += np.array(tally(other))
-    return k, lab, pool
+        return np.array([pos, size])
+    own = {m: tally(m) for m in ev.models}
+    total = np.zeros((2, len(ev.bin_names)))
+    by_provider: dict[str, FloatArray] = {}
+    for m, t in own.items():
+        total = total + t
+        by_provider[ev.providers[m]] = by_provider.get(ev.providers[m], np.zeros_like(t)) + t
+    return {m: (t[0], t[1], total - by_provider[ev.providers[m]]) for m, t in own.items()}
+
+
+def _counts(ev: Evidence, model: str) -> Counts:
+    """:func:`_all_counts` of one model."""
+    return _all_counts(ev)[model]
 
 
 #: Grid points of the numerical Beta quantile function (midpoints of [0, 1]).
@@ -132,12 +143,12 @@ def beta_quantile(alpha: float, beta: float, q: FloatArray) -> FloatArray:
     return np.asarray(np.interp(q * cdf[-1], cdf, x), dtype=np.float64)
 
 
-def _components(ev: Evidence, model: str, kappa_max: float,
-                prior: Prior | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _components(ev: Evidence, model: str, kappa_max: float, prior: Prior | None,
+                counts: Counts | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(alpha, beta, weights): the posterior's beta per mixture component and bin (components x bins)
     and the components' weights. v1 (``prior`` None) is one component; the hierarchical posterior's
     are those of :func:`sideways.scoring.hierarchy.mixture_rates` on the bins the model has."""
-    k, lab, (a, b) = _counts(ev, model)
+    k, lab, (a, b) = counts if counts is not None else _counts(ev, model)
     mean = (a + 0.5) / (b + 1.0)
     kappa = np.minimum(kappa_max, b + 1.0)
     alpha, beta = (kappa * mean + k)[None, :], (kappa * (1 - mean) + lab - k)[None, :]
@@ -152,12 +163,12 @@ def _components(ev: Evidence, model: str, kappa_max: float,
 
 
 def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: float,
-           prior: Prior | None = None) -> tuple[FloatArray, FloatArray]:
+           prior: Prior | None = None, counts: Counts | None = None) -> tuple[FloatArray, FloatArray]:
     """(posterior mean rate per bin, replicates x bins drawn rates). Each bin's rates are Beta
     quantiles of uniforms seeded per (seed, model, bin): versions with the same bin draw the same
     quantiles, so their rates move together (a comonotone coupling); a mixture's component is
     picked by a uniform seeded per (seed, model), the same in every version too."""
-    alpha, beta, weights = _components(ev, model, kappa_max, prior)
+    alpha, beta, weights = _components(ev, model, kappa_max, prior, counts)
     pick = np.zeros(replicates, dtype=np.int64)
     if len(weights) > 1:
         cdf = np.cumsum(weights)
@@ -185,11 +196,12 @@ def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resamp
     the scores table keeps them). A model without one keeps v1's, as in the scores."""
     w = riddle_weights(len(ev.riddles), replicates, seed, resample_riddles)
     priors = priors or {}
+    counts = _all_counts(ev)
     out: dict[str, FloatArray] = {}
     for model in ev.models:
         bins, lab = ev.bins[model], ev.labels[model]
         scored = bins >= 0
-        mean, rates = _rates(ev, model, replicates, seed, kappa_max, priors.get(model))
+        mean, rates = _rates(ev, model, replicates, seed, kappa_max, priors.get(model), counts[model])
         safe = np.maximum(bins, 0)
         right = np.where(lab >= 0, lab == 1, _uniforms(ev, model, replicates, seed) < rates[:, safe]) & scored
         expected = np.where(lab >= 0, (lab == 1).astype(np.float64), mean[safe] if len(mean) else 0.0) * scored
@@ -219,10 +231,11 @@ def published_draws(ev: Evidence, scores: dict[str, float], *, seed: int,
     are quantiles of uniforms seeded per (seed, model, bin), so two versions' draws are coupled."""
     out: dict[str, FloatArray] = {}
     values = np.array([v / j for v, j in ev.bin_names]) if ev.bin_names else np.zeros(0)
+    counts = _all_counts(ev)
     for model, score in scores.items():
         if model not in ev.providers:
             continue
-        _, _, (a, b) = _counts(ev, model)
+        _, _, (a, b) = counts[model]
         bins = ev.bins[model]
         n = int(np.sum(bins >= 0))
         total = np.zeros(replicates)
