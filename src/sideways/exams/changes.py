@@ -147,11 +147,13 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     ends too close to 0 for the matrix's rounding to decide is recomputed by :func:`paired_values`.
     """
     every = _value_rows(detail, metric)
-    every = every.iloc[np.argsort(every["model"].to_numpy(dtype=object), kind="stable")]  # each model's rows together
-    names = every["model"].to_numpy(dtype=object)
     models = sorted({str(m) for m in detail["model"]})
-    starts = np.searchsorted(names, models, side="left")
-    ends = np.searchsorted(names, models, side="right")
+    codes = pd.Index(models).get_indexer(every["model"])  # each row's model, as its place in ``models``
+    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):  # the detail is written sorted by model
+        keep = np.argsort(codes, kind="stable")
+        every, codes = every.iloc[keep], codes[keep]
+    starts = np.searchsorted(codes, np.arange(len(models)), side="left")
+    ends = np.searchsorted(codes, np.arange(len(models)), side="right")
     span = {m: (int(a), int(b)) for m, a, b in zip(models, starts, ends, strict=True)}
     x, w = every["x"].to_numpy(dtype=float), every["w"].to_numpy(dtype=float)
     wx = w * x

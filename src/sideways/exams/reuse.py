@@ -102,13 +102,13 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     if not same:
         return Reused()
     detail = read_table(previous, EXAM_DETAIL)
-    names = detail["model"].astype(str).to_numpy(dtype=object)
-    if len(names) > 1 and not bool(np.all(names[:-1] <= names[1:])):  # written sorted; any other order works too
-        order = np.argsort(names, kind="stable")
-        detail, names = detail.iloc[order].reset_index(drop=True), names[order]
-    present = sorted(same & set(names))
-    spans = {m: (int(a), int(b)) for m, a, b in zip(present, np.searchsorted(names, present, side="left"),
-                                                     np.searchsorted(names, present, side="right"), strict=True)}
+    codes, names = pd.factorize(detail["model"].astype(str), sort=True)  # each row's model, as its rank in names
+    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):  # written sorted; any other order works too
+        order = np.argsort(codes, kind="stable")
+        detail, codes = detail.iloc[order].reset_index(drop=True), codes[order]
+    places = {str(m): i for i, m in enumerate(names) if str(m) in same}
+    spans = {m: (int(np.searchsorted(codes, i, side="left")), int(np.searchsorted(codes, i, side="right")))
+             for m, i in sorted(places.items())}
     results: Any = recorded.get("results")
     if not isinstance(results, dict):
         results = {}
