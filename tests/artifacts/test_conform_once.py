@@ -49,3 +49,23 @@ def test_a_wrong_value_in_a_string_column_is_still_named() -> None:
     df["letters"] = pd.Series(["A", None, b"B"], dtype=object)
     with pytest.raises(SchemaError, match=r"column 'letters' at row 2 should be string"):
         schema.conform(df, EXAM_DETAIL, "x")
+
+
+def test_parts_already_checked_are_not_checked_again_and_write_the_same_bytes(tmp_path: Path) -> None:
+    parts = [schema.conform(_detail(3), EXAM_DETAIL, "a"), schema.conform(_detail(2).assign(model=["n1", "n2"]),
+                                                                           EXAM_DETAIL, "b")]
+    whole = pd.concat(parts, ignore_index=True)
+    write_table(whole, EXAM_DETAIL, tmp_path / "checked.parquet")
+    calls = []
+    real = io.conform
+    io.conform = lambda *a, **k: calls.append(1) or real(*a, **k)  # type: ignore[assignment]
+    try:
+        write_table(whole, EXAM_DETAIL, tmp_path / "parts.parquet", parts=parts)
+        assert calls == [1]  # the schema's empty frame for its dtypes only
+        bad = pd.concat([_detail(3)], ignore_index=True).assign(model=[None, "m1", "m2"])  # not checked yet
+        with pytest.raises(SchemaError, match="model"):
+            write_table(bad, EXAM_DETAIL, tmp_path / "bad.parquet", parts=[bad])
+    finally:
+        io.conform = real  # type: ignore[assignment]
+    assert (tmp_path / "parts.parquet").read_bytes() == (tmp_path / "checked.parquet").read_bytes()
+    assert not (tmp_path / "bad.parquet").exists()

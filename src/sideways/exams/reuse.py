@@ -29,7 +29,7 @@ from sideways.artifacts import paths
 from sideways.artifacts.fingerprint import code_digest, file_digest
 from sideways.artifacts.io import read_table, read_tables, table_inputs, write_table
 from sideways.artifacts.previous import previous_output
-from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS
+from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
 from sideways.exams.changes import exam_ties
 from sideways.exams.results import detail_table, detail_tables, model_metrics, topic_breakdown
 
@@ -142,10 +142,13 @@ def exam_results(exam: str, items: pd.DataFrame,
     inputs = detail_inputs(exam, keys, graded)
     reused = reusable(exam, inputs)
     results = reused.results
-    # model by model: one model's replies (their texts) in memory at a time, not every model's
-    detail = detail_tables(items, reused.pieces(keys, lambda k: detail_table(
+    # model by model: one model's replies (their texts) in memory at a time, not every model's;
+    # each piece checked against the schema once (the reused ones when read), not again as a whole
+    pieces = list(reused.pieces(keys, lambda k: conform(detail_table(
         items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
-        read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades)))
+        read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades),
+        EXAM_DETAIL, f"{paths.exam_detail(exam)} ({k})")))
+    detail = detail_tables(items, pieces)
     metrics: dict[str, Any] = {}
     topics: dict[str, Any] = {}
 
@@ -162,5 +165,5 @@ def exam_results(exam: str, items: pd.DataFrame,
         ties = {"models": sorted(groups), "apart": sorted(sorted(p) for p in apart)}
         return json.dumps(inputs | {"results": made, "ties": ties}, sort_keys=True)
 
-    detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), record)
+    detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), record, parts=pieces)
     return dict(sorted(metrics.items())), dict(sorted(topics.items())), detail
