@@ -73,6 +73,18 @@ def _entry_md5(entry: dict[str, Any], output: Path, lock: Path) -> str | None:
     return None
 
 
+def recorded_manifest(stage: str, folder: Path, lock: Path = Path("dvc.lock")) -> dict[str, str]:
+    """relpath inside ``folder`` -> md5 of every file ``lock`` records for the directory output
+    ``folder`` of ``stage`` ({}: no such entry, or this clone lacks its manifest): one lookup for a
+    folder of thousands of files (the report's exam replies), instead of one :func:`recorded_md5` each."""
+    wanted = folder.resolve()
+    for out in (_lock_stages(lock).get(stage) or {}).get("outs") or []:
+        md5, where = out.get("md5"), (lock.parent / str(out.get("path", ""))).resolve()
+        if isinstance(md5, str) and md5.endswith(".dir") and where == wanted:
+            return _manifest(md5, lock.parent)
+    return {}
+
+
 def _manifest(md5: str, root: Path) -> dict[str, str]:
     """relpath -> md5 of a directory DVC cached ({} when this clone lacks the manifest)."""
     path = cached_object(md5, root)
@@ -105,9 +117,10 @@ def cache_dir(root: Path = Path(".")) -> Path:
     return dot_dvc / "cache"
 
 
-def cached_object(md5: str, root: Path = Path(".")) -> Path | None:
-    """The file of DVC's cache that holds ``md5``, if this clone has it (``dvc fetch`` brings it)."""
-    path = cache_dir(root) / "files" / "md5" / md5[:2] / md5[2:]
+def cached_object(md5: str, root: Path = Path("."), cache: Path | None = None) -> Path | None:
+    """The file of DVC's cache that holds ``md5``, if this clone has it (``dvc fetch`` brings it);
+    ``cache``: :func:`cache_dir` already read (a caller looking up thousands of objects)."""
+    path = (cache or cache_dir(root)) / "files" / "md5" / md5[:2] / md5[2:]
     return path if path.is_file() else None
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from sideways.artifacts.fingerprint import file_digest
 from sideways.artifacts.io import table_inputs
-from sideways.artifacts.previous import cached_object, recorded_md5
+from sideways.artifacts.previous import cache_dir, cached_object, recorded_manifest
 from sideways.report.js import to_js
 
 #: Models per reply file (params order): adding one rebuilds at most one group's files.
@@ -112,16 +112,15 @@ def group_inputs(exam: str, items: Path, models: list[str], taking: dict[str, tu
     return out
 
 
-def _previous(path: Path) -> tuple[bytes | None, bool]:
-    """What the last report wrote at ``path``, and whether its md5 is the one ``dvc.lock`` records
-    (the workspace's file as the stage wrote it, or DVC's cached copy); a workspace file that is
-    not (a stage run by hand, an edit) is returned unvouched, and a cached copy whose bytes no longer
-    have that md5 is not taken."""
-    md5 = recorded_md5("report", path)
+def _previous(path: Path, md5: str | None, cache: Path) -> tuple[bytes | None, bool]:
+    """What the last report wrote at ``path``, and whether its md5 is ``md5``, the one ``dvc.lock``
+    records (the workspace's file as the stage wrote it, or DVC's cached copy in ``cache``); a
+    workspace file that is not (a stage run by hand, an edit) is returned unvouched, and a cached
+    copy whose bytes no longer have that md5 is not taken."""
     if path.is_file():
         data = path.read_bytes()
         return data, md5 is not None and hashlib.md5(data, usedforsecurity=False).hexdigest() == md5
-    cached = None if md5 is None else cached_object(md5)
+    cached = None if md5 is None else cached_object(md5, cache=cache)
     if md5 is None or cached is None:
         return None, False
     data = cached.read_bytes()
@@ -136,13 +135,14 @@ def previous_replies(exam: str, inputs: list[str | None], questions: int, folder
     0.4 s of md5."""
     chunks = -(-questions // CHUNK)
     out: dict[str, bytes] = {}
+    manifest, cache = recorded_manifest("report", folder), cache_dir()  # read once, not per file
     for g, fingerprint in enumerate(inputs):
         if fingerprint is None or chunks == 0:
             continue
         found = {}
         for n in range(chunks):
             rel = reply_path(exam, n, g)
-            data, recorded = _previous(folder / rel)
+            data, recorded = _previous(folder / rel, manifest.get(rel), cache)
             if data is None or not _well_formed(data, exam, n, g, fingerprint, min(CHUNK, questions - n * CHUNK),
                                                 parse=not recorded):
                 break
