@@ -180,3 +180,46 @@ def test_a_providers_predictions_do_not_read_its_own_labels_and_are_seeded():
     assert a.to_numpy().tobytes() == again.to_numpy().tobytes()
     assert a.loc["m1"].to_numpy().tobytes() == b.loc["m1"].to_numpy().tobytes()
     assert a.loc["m0"].to_numpy().tobytes() != b.loc["m0"].to_numpy().tobytes()
+
+
+def _fooled_world(seed: int, n_riddles: int = 80, fooled: float = 0.2):
+    """Three models (skill 0.7), three judges right 90% of the time each, but on a ``fooled`` share of the
+    riddles every judge calls every model's prediction wrong (a riddle hard to grade); m0 fully labelled."""
+    rng = np.random.default_rng(seed)
+    preds, judgs, labels, hard = [], [], [], {}
+    for r in range(n_riddles):
+        hard[f"r{r:03d}"] = bool(rng.random() < fooled)
+    for m, prov in (("m0", "openai"), ("m1", "gemini"), ("m2", "anthropic")):
+        for rid, is_hard in hard.items():
+            a = bool(rng.random() < 0.7)
+            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                           "human_justification_correct": a, "human_both_correct": a, "annotator": "t"})
+            for k in ("j1", "j2", "j3"):
+                says = False if is_hard else a != bool(rng.random() < 0.1)
+                judgs.append({"riddle_id": rid, "model": m, "judge": k, "judge_provider": "mistral", "status": "ok",
+                              "is_answer_correct": says, "is_justification_correct": says, "both_correct": says})
+    predictions, judgments, annotations = pd.DataFrame(preds), pd.DataFrame(judgs), pd.DataFrame(labels)
+    jury = jury_table(judgments, predictions, {m: ["j1", "j2", "j3"] for m in ("m0", "m1", "m2")})
+    return jury, judgments, annotations, hard
+
+
+def test_a_label_of_one_model_teaches_the_jurys_error_on_its_riddle_for_every_model():
+    """On a riddle the whole jury calls wrong for every model, m0's label "right" says the jury is fooled
+    there: with riddle states, m1's and m2's unanimous "wrong" rows of such riddles are predicted right more
+    often than the same verdicts on riddles where m0's verdicts matched its label; without (states=1) a
+    row's prediction depends on its verdicts and model only."""
+    jury, judgments, annotations, hard = _fooled_world(0, n_riddles=120, fooled=0.1)
+    labelled = annotations[annotations["model"] == "m0"]
+    rows = lc.table_evidence(jury, judgments, labelled)
+    m0 = labelled.set_index("riddle_id")["human_both_correct"]
+    codes = rows.evidence.pattern_codes[rows.evidence.pattern]
+    called_wrong = (codes == 0).all(axis=1)
+    other = (rows.keys["model"] != "m0").to_numpy() & called_wrong
+    shown = rows.keys["riddle_id"].map(lambda r: bool(m0[r])).to_numpy()
+    fooled = other & shown & rows.keys["riddle_id"].map(hard).to_numpy()
+    plain = other & shown & ~rows.keys["riddle_id"].map(hard).to_numpy()
+    assert fooled.sum() >= 8 and plain.sum() >= 8
+    for states, gap in ((None, (0.3, 1.0)), (1, (-0.02, 0.02))):
+        p = lc.sample(rows.evidence, "both_correct", seed=0, stream="t", states=states).predicted
+        assert gap[0] < p[fooled].mean() - p[plain].mean() < gap[1]
