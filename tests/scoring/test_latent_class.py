@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -223,3 +224,23 @@ def test_a_label_of_one_model_teaches_the_jurys_error_on_its_riddle_for_every_mo
     for states, gap in ((None, (0.3, 1.0)), (1, (-0.02, 0.02))):
         p = lc.sample(rows.evidence, "both_correct", seed=0, stream="t", states=states).predicted
         assert gap[0] < p[fooled].mean() - p[plain].mean() < gap[1]
+
+
+def test_no_label_against_the_panel_opens_no_riddle_and_changes_no_draw():
+    """Riddle states leave state 0 only where a label disagrees with its panel's majority: with labels that all
+    agree, the draws are those of the sampler without states, byte for byte; a label against its panel opens
+    its riddle (every row of it)."""
+    jury, judgments, annotations, _ = _fooled_world(1, n_riddles=40, fooled=0.0)
+    rows = lc.table_evidence(jury, judgments, annotations[annotations["model"] == "m0"])
+    answer, _ = lc._majority(rows.evidence)
+    label = rows.evidence.label
+    agreeing = replace(rows.evidence, label=np.where((label >= 0) & (label % 2 == answer), label, -1))
+    assert (agreeing.label >= 0).sum() > 20 and not lc.open_riddles(agreeing).any()
+    a = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5)
+    b = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5, states=1)
+    assert a.right.tobytes() == b.right.tobytes()
+    first = int(np.flatnonzero(agreeing.label >= 0)[0])
+    against = agreeing.label.copy()
+    against[first] = 3 - against[first]
+    opened = lc.open_riddles(replace(agreeing, label=against))
+    assert (opened == (agreeing.riddle == agreeing.riddle[first])).all() and opened.sum() == 3

@@ -18,8 +18,12 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
 - per riddle r, a state ``h_r`` in {0, 1, 2} (:data:`STATES`), shared by every model's row of the riddle:
   0 the panel grades the riddle as usual, 1 it calls its predictions wrong and 2 right, whatever their
   class (a riddle hard to grade, on which the judges err together for every model); shares
-  ``rho ~ Dirichlet(`` :data:`STATE_PRIOR` ``)``. So a labelled row of riddle r for one model (right,
-  called wrong) tells the jury's error on r for every other model's row of r.
+  ``rho ~ Dirichlet(`` :data:`STATE_PRIOR` ``)``. A riddle may leave state 0 only when one of its labelled
+  rows disagrees with its panel's majority (on the answer or the justification): states 1 and 2 make
+  the verdicts say nothing of the class, and with no riddle difficulty for the models here they would
+  explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
+  doubled). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
+  for every other model's row of r.
 - judge k's verdict on row i, a code in 0..8: ``a' + 3 j'`` with ``a', j'`` in {0 wrong, 1 right,
   2 no verdict}. Given the riddle's state h and the class c, judge k's code has the distribution
   ``theta_k,hc`` (Dirichlet prior, :func:`_theta_prior`), shared by every model k grades.
@@ -42,9 +46,9 @@ Output, :class:`Draws`: for every kept draw d and row i, ``right[d, i]``: the pr
 is right for the field given draw d (the conditional above with the riddle's state summed out by its
 conditional, Rao-Blackwellised; a labelled row's is its label; a labelled row's prediction "without its
 label" still sums its riddle's state out by a conditional that read the label). The same draw index is
-the same posterior draw for every model (joint draws: paired differences, rank sets). The count of right answers over any set S of rows is, given draw d, a
-Poisson-binomial of ``right[d, S]``; its distribution is the average over draws
-(:func:`count_pmf`), and the interval is v1's shortest 95% set of it.
+the same posterior draw for every model (joint draws: paired differences, rank sets). The count of right
+answers over any set S of rows is, given draw d, a Poisson-binomial of ``right[d, S]``; its distribution
+is the average over draws (:func:`count_pmf`), and the interval is v1's shortest 95% set of it.
 """
 
 from __future__ import annotations
@@ -231,6 +235,24 @@ def _softmax(logp: FloatArray) -> FloatArray:
     return out
 
 
+def _majority(ev: Evidence) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Per row, whether most of its panel's verdicts call the answer, and the justification, right."""
+    codes = ev.pattern_codes[ev.pattern]
+    voted = (codes >= 0).sum(axis=1)
+    answer = ((codes % 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > voted
+    just = ((codes // 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > voted
+    return answer, just
+
+
+def open_riddles(ev: Evidence) -> npt.NDArray[np.bool_]:
+    """Per row, whether its riddle may leave state 0: some labelled row of the riddle disagrees with its
+    panel's majority on the answer or the justification."""
+    answer, just = _majority(ev)
+    wrong = (ev.label >= 0) & ((ev.label % 2 != answer) | (ev.label // 2 != just))
+    out: npt.NDArray[np.bool_] = np.isin(ev.riddle, ev.riddle[wrong])
+    return out
+
+
 @dataclass
 class _State:
     """The sampler's current state: row classes ``z``, riddle states ``h``; the judges' code distributions
@@ -268,14 +290,14 @@ class _Sampler:
         lab = np.flatnonzero(self.labelled_mask)
         self.fixed[lab] = -np.inf
         self.fixed[lab, ev.label[lab]] = 0.0
+        self.open = np.zeros(self.n_riddles, dtype=bool)
+        self.open[self.riddle[open_riddles(ev)]] = True
 
     def init(self) -> _State:
         """Labelled rows at their label, the others at the class their panel's majority says; every riddle
         in state 0."""
         ev = self.ev
-        codes = ev.pattern_codes[ev.pattern]
-        answer = ((codes % 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > (codes >= 0).sum(axis=1)
-        just = ((codes // 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > (codes >= 0).sum(axis=1)
+        answer, just = _majority(ev)
         z = answer.astype(np.int64) + 2 * just.astype(np.int64)
         z = np.where(np.isin(z, self.classes), z, np.where(answer, 1, 0))
         z = np.where(ev.label >= 0, ev.label, z)
@@ -361,6 +383,7 @@ class _Sampler:
             top = joint.max(axis=2, keepdims=True)
             row_marg = (np.log(np.exp(joint - top).sum(axis=2, keepdims=True)) + top)[:, :, 0]
             riddle_log = np.tile(s.log_rho, (len(riddles), 1))
+            riddle_log[~self.open[riddles], 1:] = -np.inf  # only a label the panel got wrong opens a riddle
             for h in range(self.states):
                 riddle_log[:, h] += np.bincount(at, weights=row_marg[:, h], minlength=len(riddles))
             post = _softmax(riddle_log)
@@ -401,6 +424,8 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
     bad = sorted(set(labels.tolist()) - set(range(CLASSES)))
     if bad:
         raise CalibrationError(f"latent posterior: label classes must be 0..3, got {bad}")
+    if not open_riddles(ev).any():
+        states = 1  # no riddle may leave state 0: the same draws as without states
     sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states)
     state = sampler.init()
     right_classes = list(RIGHT[field])
