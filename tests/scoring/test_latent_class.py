@@ -227,9 +227,9 @@ def test_a_label_of_one_model_teaches_the_jurys_error_on_its_riddle_for_every_mo
 
 
 def test_no_label_against_the_panel_opens_no_riddle_and_changes_no_draw():
-    """Riddle states leave state 0 only where a label disagrees with its panel's majority: with labels that all
-    agree, the draws are those of the sampler without states, byte for byte; a label against its panel opens
-    its riddle (every row of it)."""
+    """Riddle states leave state 0 only where a label disagrees with every judge of its panel on a field: with
+    labels that all agree with the majority, the draws are those of the sampler without states, byte for
+    byte; a label against a unanimous panel opens its riddle (every row of it)."""
     jury, judgments, annotations, _ = _fooled_world(1, n_riddles=40, fooled=0.0)
     rows = lc.table_evidence(jury, judgments, annotations[annotations["model"] == "m0"])
     answer, _ = lc._majority(rows.evidence)
@@ -239,7 +239,9 @@ def test_no_label_against_the_panel_opens_no_riddle_and_changes_no_draw():
     a = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5)
     b = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5, states=1)
     assert a.right.tobytes() == b.right.tobytes()
-    first = int(np.flatnonzero(agreeing.label >= 0)[0])
+    codes = agreeing.pattern_codes[agreeing.pattern]
+    unanimous = (codes == codes[:, :1]).all(axis=1)
+    first = int(np.flatnonzero((agreeing.label >= 0) & unanimous)[0])
     against = agreeing.label.copy()
     against[first] = 3 - against[first]
     opened = lc.open_riddles(replace(agreeing, label=against))

@@ -19,7 +19,7 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   0 the panel grades the riddle as usual, 1 it calls its predictions wrong and 2 right, whatever their
   class (a riddle hard to grade, on which the judges err together for every model); shares
   ``rho ~ Dirichlet(`` :data:`STATE_PRIOR` ``)``. A riddle may leave state 0 only when one of its labelled
-  rows disagrees with its panel's majority (on the answer or the justification): states 1 and 2 make
+  rows disagrees with every judge of its panel on the answer or the justification: states 1 and 2 make
   the verdicts say nothing of the class, and with no riddle difficulty for the models here they would
   explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
   doubled). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
@@ -245,11 +245,16 @@ def _majority(ev: Evidence) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_
 
 
 def open_riddles(ev: Evidence) -> npt.NDArray[np.bool_]:
-    """Per row, whether its riddle may leave state 0: some labelled row of the riddle disagrees with its
-    panel's majority on the answer or the justification."""
-    answer, just = _majority(ev)
-    wrong = (ev.label >= 0) & ((ev.label % 2 != answer) | (ev.label // 2 != just))
-    out: npt.NDArray[np.bool_] = np.isin(ev.riddle, ev.riddle[wrong])
+    """Per row, whether its riddle may leave state 0: some labelled row of the riddle disagrees with every
+    verdict of its panel on the answer or on the justification (the whole jury wrong on a field)."""
+    codes = ev.pattern_codes[ev.pattern]
+    against = np.zeros(len(ev.label), dtype=bool)
+    for verdict, truth in ((codes % 3, ev.label % 2), (codes // 3, ev.label // 2)):
+        given = (codes >= 0) & (verdict < 2)
+        agree = (given & (verdict == truth[:, None])).sum(axis=1)
+        against |= (given.sum(axis=1) > 0) & (agree == 0)
+    against &= ev.label >= 0
+    out: npt.NDArray[np.bool_] = np.isin(ev.riddle, ev.riddle[against])
     return out
 
 
@@ -383,7 +388,7 @@ class _Sampler:
             top = joint.max(axis=2, keepdims=True)
             row_marg = (np.log(np.exp(joint - top).sum(axis=2, keepdims=True)) + top)[:, :, 0]
             riddle_log = np.tile(s.log_rho, (len(riddles), 1))
-            riddle_log[~self.open[riddles], 1:] = -np.inf  # only a label the panel got wrong opens a riddle
+            riddle_log[~self.open[riddles], 1:] = -np.inf  # only a label the whole panel got wrong opens a riddle
             for h in range(self.states):
                 riddle_log[:, h] += np.bincount(at, weights=row_marg[:, h], minlength=len(riddles))
             post = _softmax(riddle_log)
