@@ -112,9 +112,6 @@ def _theta_prior(states: int = STATES) -> FloatArray:
     return prior
 
 
-THETA_PRIOR = _theta_prior()
-
-
 def lgamma(x: FloatArray) -> FloatArray:
     """log Gamma for x > 0, vectorised: Stirling's series at x + 8, shifted back (error below 1e-12)."""
     x = np.asarray(x, dtype=np.float64)
