@@ -22,7 +22,7 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   rows disagrees with every judge of its panel on the answer or the justification: states 1 and 2 make
   the verdicts say nothing of the class, and with no riddle difficulty for the models here they would
   explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
-  doubled). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
+  2.6-3.3 times as wide). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
   for every other model's row of r.
 - judge k's verdict on row i, a code in 0..8: ``a' + 3 j'`` with ``a', j'`` in {0 wrong, 1 right,
   2 no verdict}. Given the riddle's state h and the class c, judge k's code has the distribution
