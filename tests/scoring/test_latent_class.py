@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -180,3 +181,68 @@ def test_a_providers_predictions_do_not_read_its_own_labels_and_are_seeded():
     assert a.to_numpy().tobytes() == again.to_numpy().tobytes()
     assert a.loc["m1"].to_numpy().tobytes() == b.loc["m1"].to_numpy().tobytes()
     assert a.loc["m0"].to_numpy().tobytes() != b.loc["m0"].to_numpy().tobytes()
+
+
+def _fooled_world(seed: int, n_riddles: int = 80, fooled: float = 0.2):
+    """Three models (skill 0.7), three judges right 90% of the time each, but on a ``fooled`` share of the
+    riddles every judge calls every model's prediction wrong (a riddle hard to grade); m0 fully labelled."""
+    rng = np.random.default_rng(seed)
+    preds, judgs, labels, hard = [], [], [], {}
+    for r in range(n_riddles):
+        hard[f"r{r:03d}"] = bool(rng.random() < fooled)
+    for m, prov in (("m0", "openai"), ("m1", "gemini"), ("m2", "anthropic")):
+        for rid, is_hard in hard.items():
+            a = bool(rng.random() < 0.7)
+            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                           "human_justification_correct": a, "human_both_correct": a, "annotator": "t"})
+            for k in ("j1", "j2", "j3"):
+                says = False if is_hard else a != bool(rng.random() < 0.1)
+                judgs.append({"riddle_id": rid, "model": m, "judge": k, "judge_provider": "mistral", "status": "ok",
+                              "is_answer_correct": says, "is_justification_correct": says, "both_correct": says})
+    predictions, judgments, annotations = pd.DataFrame(preds), pd.DataFrame(judgs), pd.DataFrame(labels)
+    jury = jury_table(judgments, predictions, {m: ["j1", "j2", "j3"] for m in ("m0", "m1", "m2")})
+    return jury, judgments, annotations, hard
+
+
+def test_a_label_of_one_model_teaches_the_jurys_error_on_its_riddle_for_every_model():
+    """On a riddle the whole jury calls wrong for every model, m0's label "right" says the jury is fooled
+    there: with riddle states, m1's and m2's unanimous "wrong" rows of such riddles are predicted right more
+    often than the same verdicts on riddles where m0's verdicts matched its label; without (states=1) a
+    row's prediction depends on its verdicts and model only."""
+    jury, judgments, annotations, hard = _fooled_world(0, n_riddles=120, fooled=0.1)
+    labelled = annotations[annotations["model"] == "m0"]
+    rows = lc.table_evidence(jury, judgments, labelled)
+    m0 = labelled.set_index("riddle_id")["human_both_correct"]
+    codes = rows.evidence.pattern_codes[rows.evidence.pattern]
+    called_wrong = (codes == 0).all(axis=1)
+    other = (rows.keys["model"] != "m0").to_numpy() & called_wrong
+    shown = rows.keys["riddle_id"].map(lambda r: bool(m0[r])).to_numpy()
+    fooled = other & shown & rows.keys["riddle_id"].map(hard).to_numpy()
+    plain = other & shown & ~rows.keys["riddle_id"].map(hard).to_numpy()
+    assert fooled.sum() >= 8 and plain.sum() >= 8
+    for states, gap in ((None, (0.3, 1.0)), (1, (-0.02, 0.02))):
+        p = lc.sample(rows.evidence, "both_correct", seed=0, stream="t", states=states).predicted
+        assert gap[0] < p[fooled].mean() - p[plain].mean() < gap[1]
+
+
+def test_no_label_against_the_panel_opens_no_riddle_and_changes_no_draw():
+    """Riddle states leave state 0 only where a label disagrees with every judge of its panel on a field: with
+    labels that all agree with the majority, the draws are those of the sampler without states, byte for
+    byte; a label against a unanimous panel opens its riddle (every row of it)."""
+    jury, judgments, annotations, _ = _fooled_world(1, n_riddles=40, fooled=0.0)
+    rows = lc.table_evidence(jury, judgments, annotations[annotations["model"] == "m0"])
+    answer, _ = lc._majority(rows.evidence)
+    label = rows.evidence.label
+    agreeing = replace(rows.evidence, label=np.where((label >= 0) & (label % 2 == answer), label, -1))
+    assert (agreeing.label >= 0).sum() > 20 and not lc.open_riddles(agreeing).any()
+    a = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5)
+    b = lc.sample(agreeing, "both_correct", seed=0, stream="t", burn_in=3, draws=5, states=1)
+    assert a.right.tobytes() == b.right.tobytes()
+    codes = agreeing.pattern_codes[agreeing.pattern]
+    unanimous = (codes == codes[:, :1]).all(axis=1)
+    first = int(np.flatnonzero((agreeing.label >= 0) & unanimous)[0])
+    against = agreeing.label.copy()
+    against[first] = 3 - against[first]
+    opened = lc.open_riddles(replace(agreeing, label=against))
+    assert (opened == (agreeing.riddle == agreeing.riddle[first])).all() and opened.sum() == 3

@@ -15,28 +15,40 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   row's class is its label.
 - per model m, class shares ``pi_m``: P(class 3) ~ Beta(1/2, 1/2) and the split of the rest over the
   other classes in play ~ Dirichlet(1/2, ...): neutral for the both-correct score.
+- per riddle r, a state ``h_r`` in {0, 1, 2} (:data:`STATES`), shared by every model's row of the riddle:
+  0 the panel grades the riddle as usual, 1 it calls its predictions wrong and 2 right, whatever their
+  class (a riddle hard to grade, on which the judges err together for every model); shares
+  ``rho ~ Dirichlet(`` :data:`STATE_PRIOR` ``)``. A riddle may leave state 0 only when one of its labelled
+  rows disagrees with every judge of its panel on the answer or the justification: states 1 and 2 make
+  the verdicts say nothing of the class, and with no riddle difficulty for the models here they would
+  explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
+  2.6-3.3 times as wide). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
+  for every other model's row of r.
 - judge k's verdict on row i, a code in 0..8: ``a' + 3 j'`` with ``a', j'`` in {0 wrong, 1 right,
-  2 no verdict}. Given the class c, judge k's code has the distribution ``theta_kc`` (Dirichlet prior,
-  :data:`THETA_PRIOR`), shared by every model k grades.
-- the panel's joint pattern ``x_i`` (the codes of every judge of the row's panel g): given class c,
-  ``x ~ phi_gc``, ``phi_gc ~ Dirichlet(alpha * q_gc)``, ``q_gc(x) = prod_k theta_kc(x_k)``: centred on
-  independent judges. ``alpha`` (how far the panel's joint behaviour may stray from independence:
+  2 no verdict}. Given the riddle's state h and the class c, judge k's code has the distribution
+  ``theta_k,hc`` (Dirichlet prior, :func:`_theta_prior`), shared by every model k grades.
+- the panel's joint pattern ``x_i`` (the codes of every judge of the row's panel g): given (h, c),
+  ``x ~ phi_g,hc``, ``phi_g,hc ~ Dirichlet(alpha * q_g,hc)``, ``q_g,hc(x) = prod_k theta_k,hc(x_k)``: centred
+  on independent judges. ``alpha`` (how far the panel's joint behaviour may stray from independence:
   judges who err together on hard riddles) has a uniform prior on :data:`ALPHAS`, ``inf`` being
   independence itself; the data choose it through the Dirichlet-multinomial likelihood of the
   patterns.
 
 Sampling (seeded: the same inputs, seed and stream give the same bytes): Gibbs sweeps with phi
-integrated out. The unlabelled rows are updated in :data:`BLOCKS` random blocks, each row of a block
-given the counts without itself (``P(x_i | c) = (n_gc(x_i) + alpha q_gc(x_i)) / (n_gc + alpha)``, the
-Dirichlet-multinomial's predictive); then ``pi | z`` (conjugate), ``theta | z`` (each judge's codes,
-as if independent: the centre is fitted from the margins, a cut), ``alpha | z, theta`` (on the grid).
+integrated out. The riddles are updated in :data:`BLOCKS` random blocks, each row of a block given the
+counts without itself (``P(x_i | e) = (n_ge(x_i) + alpha q_ge(x_i)) / (n_ge + alpha)``, e = (h, c), the
+Dirichlet-multinomial's predictive): a riddle's state drawn with its rows' classes summed out (a labelled
+row at its label), then each unlabelled row's class given the state; then ``pi | z`` (conjugate),
+``theta | z, h`` (each judge's codes, as if independent: the centre is fitted from the margins, a cut),
+``rho | h``, ``alpha | z, h, theta`` (on the grid).
 
 Output, :class:`Draws`: for every kept draw d and row i, ``right[d, i]``: the probability that row i
-is right for the field given draw d (the conditional above, Rao-Blackwellised; a labelled row's is its
-label). The same draw index is the same posterior draw for every model (joint draws: paired
-differences, rank sets). The count of right answers over any set S of rows is, given draw d, a
-Poisson-binomial of ``right[d, S]``; its distribution is the average over draws
-(:func:`count_pmf`), and the interval is v1's shortest 95% set of it.
+is right for the field given draw d (the conditional above with the riddle's state summed out by its
+conditional, Rao-Blackwellised; a labelled row's is its label; a labelled row's prediction "without its
+label" still sums its riddle's state out by a conditional that read the label). The same draw index is
+the same posterior draw for every model (joint draws: paired differences, rank sets). The count of right
+answers over any set S of rows is, given draw d, a Poisson-binomial of ``right[d, S]``; its distribution
+is the average over draws (:func:`count_pmf`), and the interval is v1's shortest 95% set of it.
 """
 
 from __future__ import annotations
@@ -63,8 +75,18 @@ CODES = 9
 RIGHT = {"answer_correct": (1, 3), "justification_correct": (2, 3), "both_correct": (3,)}
 #: Grid of the Dirichlet strength around independent judges (inf: independence).
 ALPHAS = (1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, math.inf)
-#: Random blocks of unlabelled rows updated one after the other in a sweep.
+#: Random blocks of riddles (every row of a riddle in one block) updated one after the other in a sweep.
 BLOCKS = 4
+#: Riddle states: 0 the panel grades the riddle's predictions as usual; 1 it calls them wrong, 2 right,
+#: whatever their class (a riddle hard to grade, on which the judges err together for every model).
+STATES = 3
+#: Dirichlet prior of the states' shares over the riddles (most riddles graded as usual).
+STATE_PRIOR = (8.0, 1.0, 1.0)
+#: Prior weight, beyond 1 per verdict pair, of the pair that defines a state other than 0 ("both wrong",
+#: "both right"), whatever the class: strong enough that a riddle can enter the state before any has. With
+#: 2 (state 0's) no riddle of a test world with 10% of riddles graded "wrong" by the whole jury ever did;
+#: with 4 the state tells those riddles from the others (docs/method.md §6, "Riddle states").
+STATE_WEIGHT = 4.0
 #: Sweeps discarded, then kept (every one).
 BURN_IN = 40
 DRAWS = 80
@@ -72,18 +94,22 @@ DRAWS = 80
 _FINITE = np.array([a for a in ALPHAS if not math.isinf(a)])
 
 
-def _theta_prior() -> FloatArray:
-    """Dirichlet prior of theta_kc over the 9 codes: 1 per verdict pair, 2 more on the pair that matches
-    the class (judges are better than a coin, not much more is assumed), 0.1 per code with a missing verdict."""
-    prior = np.full((CLASSES, CODES), 0.1)
-    for c in range(CLASSES):
-        for a in range(2):
-            for j in range(2):
-                prior[c, a + 3 * j] = 1.0 + (2.0 if a + 2 * j == c else 0.0)
+def _theta_prior(states: int = STATES) -> FloatArray:
+    """Dirichlet prior of theta_k,(h,c) over the 9 codes, row ``h * CLASSES + c`` for riddle state h and
+    class c: 1 per verdict pair, 2 more on the pair that matches the class in state 0 (judges are better
+    than a coin, not much more is assumed); :data:`STATE_WEIGHT` more on "both wrong" in state 1 and
+    "both right" in state 2 whatever the class; 0.1 per code with a missing verdict."""
+    prior = np.full((states * CLASSES, CODES), 0.1)
+    for h in range(states):
+        for c in range(CLASSES):
+            for a in range(2):
+                for j in range(2):
+                    if h == 0:
+                        extra = 2.0 if a + 2 * j == c else 0.0
+                    else:
+                        extra = STATE_WEIGHT if a == j == (1 if h == 2 else 0) else 0.0
+                    prior[h * CLASSES + c, a + 3 * j] = 1.0 + extra
     return prior
-
-
-THETA_PRIOR = _theta_prior()
 
 
 def lgamma(x: FloatArray) -> FloatArray:
@@ -123,11 +149,12 @@ def alpha_log_likelihoods(n: FloatArray, big: FloatArray, log_q: FloatArray) -> 
 
 @dataclass(frozen=True)
 class Evidence:
-    """One split's rows: model index, panel pattern index, the pattern's panel, and the label class.
+    """One split's rows: model index, panel pattern index, the pattern's panel, the label class, the riddle.
 
     ``pattern[i]`` numbers the distinct (panel, codes of the panel's judges) of row i;
     ``pattern_codes[p, k]`` is judge k's code in pattern p, -1 when k is not on its panel;
-    ``pattern_panel[p]`` its panel; ``label[i]`` the class of row i's human label, -1 when unlabelled.
+    ``pattern_panel[p]`` its panel; ``label[i]`` the class of row i's human label, -1 when unlabelled;
+    ``riddle[i]`` the index of row i's riddle (the rows of one riddle share its state).
     """
 
     model: IntArray
@@ -136,6 +163,7 @@ class Evidence:
     pattern_panel: IntArray
     label: IntArray
     n_models: int
+    riddle: IntArray
 
 
 @dataclass(frozen=True)
@@ -150,18 +178,20 @@ class Draws:
 
 def evidence(
     models: Sequence[int], panels: Sequence[Sequence[int]], codes: npt.ArrayLike, labels: Sequence[int],
-    n_models: int,
+    n_models: int, riddles: Sequence[int] | None = None,
 ) -> Evidence:
-    """Evidence from per-row model indices, panel judge indices, codes (rows x judges, -1 off panel), label classes."""
+    """Evidence from per-row model indices, panel judge indices, codes (rows x judges, -1 off panel), label
+    classes and riddle indices (None: every row a riddle of its own)."""
     code = np.asarray(codes, dtype=np.int64)
     panel_keys = [tuple(sorted(p)) for p in panels]
     panel_index = {p: i for i, p in enumerate(sorted(set(panel_keys)))}
     panel = np.array([panel_index[p] for p in panel_keys], dtype=np.int64)
     keyed = np.concatenate([panel[:, None], code], axis=1)
     uniq, pattern = np.unique(keyed, axis=0, return_inverse=True)
+    riddle = np.arange(len(panel), dtype=np.int64) if riddles is None else np.asarray(riddles, dtype=np.int64)
     return Evidence(model=np.asarray(models, dtype=np.int64), pattern=pattern.reshape(-1).astype(np.int64),
                     pattern_codes=uniq[:, 1:], pattern_panel=uniq[:, 0], label=np.asarray(labels, dtype=np.int64),
-                    n_models=n_models)
+                    n_models=n_models, riddle=riddle)
 
 
 def stream_rng(seed: int, stream: str) -> np.random.Generator:
@@ -187,60 +217,121 @@ def _dirichlet(rng: np.random.Generator, conc: FloatArray) -> FloatArray:
     return out
 
 
+def _pick(rng: np.random.Generator, p: FloatArray) -> IntArray:
+    """One index per row of ``p`` (rows of probabilities)."""
+    u = rng.random(len(p))
+    out: IntArray = np.minimum((np.cumsum(p, axis=1) < u[:, None]).sum(axis=1), p.shape[1] - 1)
+    return out
+
+
+def _softmax(logp: FloatArray) -> FloatArray:
+    """exp and normalise along the last axis (rows of -inf only are not expected)."""
+    top = logp.max(axis=-1, keepdims=True)
+    p = np.exp(logp - top)
+    out: FloatArray = p / p.sum(axis=-1, keepdims=True)
+    return out
+
+
+def _majority(ev: Evidence) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Per row, whether most of its panel's verdicts call the answer, and the justification, right."""
+    codes = ev.pattern_codes[ev.pattern]
+    voted = (codes >= 0).sum(axis=1)
+    answer = ((codes % 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > voted
+    just = ((codes // 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > voted
+    return answer, just
+
+
+def open_riddles(ev: Evidence) -> npt.NDArray[np.bool_]:
+    """Per row, whether its riddle may leave state 0: some labelled row of the riddle disagrees with every
+    verdict of its panel on the answer or on the justification (the whole jury wrong on a field)."""
+    codes = ev.pattern_codes[ev.pattern]
+    against = np.zeros(len(ev.label), dtype=bool)
+    for verdict, truth in ((codes % 3, ev.label % 2), (codes // 3, ev.label // 2)):
+        given = (codes >= 0) & (verdict < 2)
+        agree = (given & (verdict == truth[:, None])).sum(axis=1)
+        against |= (given.sum(axis=1) > 0) & (agree == 0)
+    against &= ev.label >= 0
+    out: npt.NDArray[np.bool_] = np.isin(ev.riddle, ev.riddle[against])
+    return out
+
+
 @dataclass
 class _State:
-    """The sampler's current state."""
+    """The sampler's current state: row classes ``z``, riddle states ``h``; the judges' code distributions
+    per (state, class) ``h * CLASSES + c``."""
 
     z: IntArray
+    h: IntArray
     log_pi: FloatArray  # models x classes
-    log_theta: FloatArray  # judges x classes x codes
+    log_theta: FloatArray  # judges x (states x classes) x codes
+    log_rho: FloatArray  # states
     alpha: float
-    log_q: FloatArray | None = None  # patterns x classes: log q under log_theta
+    log_q: FloatArray | None = None  # patterns x (states x classes): log q under log_theta
 
 
 class _Sampler:
     """Gibbs sweeps over one split's evidence (module docstring)."""
 
-    def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator) -> None:
-        self.ev, self.rng = ev, rng
+    def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator, states: int) -> None:
+        self.ev, self.rng, self.states = ev, rng, states
+        self.width = CLASSES * states
         self.classes = np.asarray(classes, dtype=np.int64)
         self.off = np.setdiff1d(np.arange(CLASSES), self.classes)
         self.n_patterns, self.n_judges = ev.pattern_codes.shape
         self.n_panels = int(ev.pattern_panel.max()) + 1
-        self.unlabelled = np.flatnonzero(ev.label < 0)
-        self.labelled = np.flatnonzero(ev.label >= 0)
+        self.labelled_mask = ev.label >= 0
+        _, self.riddle = np.unique(ev.riddle, return_inverse=True)
+        self.riddle = self.riddle.reshape(-1).astype(np.int64)
+        self.n_riddles = int(self.riddle.max()) + 1 if len(self.riddle) else 0
         self.on_panel = ev.pattern_codes >= 0  # patterns x judges
+        self.theta_prior = _theta_prior(states)
+        self.state_prior = np.asarray(STATE_PRIOR[:states], dtype=np.float64)
+        # each row's class prior without the model's shares: -inf off play, a labelled row at its label
+        self.fixed = np.zeros((len(ev.label), CLASSES))
+        self.fixed[:, self.off] = -np.inf
+        lab = np.flatnonzero(self.labelled_mask)
+        self.fixed[lab] = -np.inf
+        self.fixed[lab, ev.label[lab]] = 0.0
+        self.open = np.zeros(self.n_riddles, dtype=bool)
+        self.open[self.riddle[open_riddles(ev)]] = True
 
     def init(self) -> _State:
-        """Labelled rows at their label, the others at the class their panel's majority says."""
+        """Labelled rows at their label, the others at the class their panel's majority says; every riddle
+        in state 0."""
         ev = self.ev
-        codes = ev.pattern_codes[ev.pattern]
-        answer = ((codes % 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > (codes >= 0).sum(axis=1)
-        just = ((codes // 3 == 1) & (codes >= 0)).sum(axis=1) * 2 > (codes >= 0).sum(axis=1)
+        answer, just = _majority(ev)
         z = answer.astype(np.int64) + 2 * just.astype(np.int64)
         z = np.where(np.isin(z, self.classes), z, np.where(answer, 1, 0))
         z = np.where(ev.label >= 0, ev.label, z)
-        state = _State(z=z, log_pi=np.zeros((ev.n_models, CLASSES)),
-                       log_theta=np.zeros((self.n_judges, CLASSES, CODES)), alpha=math.inf)
+        state = _State(z=z, h=np.zeros(self.n_riddles, dtype=np.int64), log_pi=np.zeros((ev.n_models, CLASSES)),
+                       log_theta=np.zeros((self.n_judges, self.width, CODES)), log_rho=np.zeros(self.states),
+                       alpha=math.inf)
         self._update_params(state)
         return state
 
-    def _counts(self, z: IntArray) -> tuple[FloatArray, FloatArray]:
-        """(n[p, c] rows of pattern p in class c, N[g, c] rows of panel g in class c)."""
-        flat = np.bincount(self.ev.pattern * CLASSES + z, minlength=self.n_patterns * CLASSES)
-        n: FloatArray = flat.reshape(self.n_patterns, CLASSES).astype(np.float64)
-        return self._counts_from(n)
+    def _effective(self, s: _State) -> IntArray:
+        """Each row's (state, class) index ``h * CLASSES + z``."""
+        out: IntArray = s.z + CLASSES * s.h[self.riddle]
+        return out
+
+    def _counts(self, eff: IntArray) -> tuple[FloatArray, FloatArray]:
+        """(n[p, e] rows of pattern p at (state, class) e, N[g, e] rows of panel g at e)."""
+        flat = np.bincount(self.ev.pattern * self.width + eff, minlength=self.n_patterns * self.width)
+        n: FloatArray = flat.reshape(self.n_patterns, self.width).astype(np.float64)
+        big = np.zeros((self.n_panels, self.width))
+        np.add.at(big, self.ev.pattern_panel, n)
+        return n, big
 
     def _log_q(self, log_theta: FloatArray) -> FloatArray:
-        """log q[p, c]: the pattern's probability under independent judges."""
-        out = np.zeros((self.n_patterns, CLASSES))
+        """log q[p, e]: the pattern's probability under independent judges."""
+        out = np.zeros((self.n_patterns, self.width))
         for k in range(self.n_judges):
             on = self.on_panel[:, k]
             out[on] += log_theta[k][:, self.ev.pattern_codes[on, k]].T
         return out
 
     def _update_params(self, s: _State) -> None:
-        """pi | z, theta | z (each judge's margins), alpha | z, theta (on the grid)."""
+        """pi | z, theta | z, h (each judge's margins), rho | h, alpha | z, h, theta (on the grid)."""
         ev, rng = self.ev, self.rng
         flat = np.bincount(ev.model * CLASSES + s.z, minlength=ev.n_models * CLASSES)
         per_model: FloatArray = flat.reshape(ev.n_models, CLASSES).astype(np.float64)
@@ -253,76 +344,91 @@ class _Sampler:
         pi[:, rest_classes] = (1 - share)[:, None] * split
         with np.errstate(divide="ignore"):
             s.log_pi = np.log(pi)
-        n, _ = self._counts(s.z)
-        conc = np.broadcast_to(THETA_PRIOR, (self.n_judges, CLASSES, CODES)).copy()
+        n, big = self._counts(self._effective(s))
+        conc = np.broadcast_to(self.theta_prior, (self.n_judges, self.width, CODES)).copy()
         for k in range(self.n_judges):
             on = self.on_panel[:, k]
             np.add.at(conc[k].T, ev.pattern_codes[on, k], n[on])
         s.log_theta = np.log(_dirichlet(rng, conc))
+        if self.states > 1:
+            s.log_rho = np.log(_dirichlet(rng, self.state_prior + np.bincount(s.h, minlength=self.states)))
         s.log_q = self._log_q(s.log_theta)
-        s.alpha = self._draw_alpha(n, s.log_q)
-
-    def _draw_alpha(self, n: FloatArray, log_q: FloatArray) -> float:
-        """alpha from its grid by the Dirichlet-multinomial likelihood of the patterns per (panel, class)."""
-        _, big = self._counts_from(n)
-        logs = alpha_log_likelihoods(n, big, log_q)
+        logs = alpha_log_likelihoods(n, big, s.log_q)
         w = np.exp(logs - logs.max())
-        return float(ALPHAS[int(self.rng.choice(len(ALPHAS), p=w / w.sum()))])
+        s.alpha = float(ALPHAS[int(self.rng.choice(len(ALPHAS), p=w / w.sum()))])
 
-    def _counts_from(self, n: FloatArray) -> tuple[FloatArray, FloatArray]:
-        big = np.zeros((self.n_panels, CLASSES))
-        np.add.at(big, self.ev.pattern_panel, n)
-        return n, big
-
-    def _conditional(self, s: _State, rows: IntArray, log_q: FloatArray) -> FloatArray:
-        """P(z_i = c | everything else) for ``rows`` (each without itself in the counts)."""
-        n, big = self._counts(s.z)
-        pat, z = self.ev.pattern[rows], s.z[rows]
-        own = np.zeros((len(rows), CLASSES))
-        own[np.arange(len(rows)), z] = 1.0
-        num = n[pat] - own
-        den = big[self.ev.pattern_panel[pat]] - own
+    def _block(self, s: _State, riddles: IntArray, log_q: FloatArray, probs: FloatArray | None) -> None:
+        """Draw the states of ``riddles`` (their rows' classes summed out), then their unlabelled rows'
+        classes given the state; each row given the counts without itself. ``probs`` gets each row's
+        class probabilities with the state summed out (a labelled row's as if it had no label)."""
+        ev = self.ev
+        local = np.full(self.n_riddles, -1, dtype=np.int64)
+        local[riddles] = np.arange(len(riddles))
+        rows = np.flatnonzero(local[self.riddle] >= 0)
+        at = local[self.riddle[rows]]
+        eff = self._effective(s)
+        n, big = self._counts(eff)
+        own = np.zeros((len(rows), self.width))
+        own[np.arange(len(rows)), eff[rows]] = 1.0
+        pat = ev.pattern[rows]
         if math.isinf(s.alpha):
             log_like = log_q[pat]
         else:
+            num = n[pat] - own
+            den = big[ev.pattern_panel[pat]] - own
             with np.errstate(divide="ignore"):
                 log_like = np.log(num + s.alpha * np.exp(log_q[pat])) - np.log(den + s.alpha)
-        logp = log_like + s.log_pi[self.ev.model[rows]]
-        logp[:, self.off] = -np.inf
-        logp -= logp.max(axis=1, keepdims=True)
-        p = np.exp(logp)
-        out: FloatArray = p / p.sum(axis=1, keepdims=True)
-        return out
+        log_like = log_like.reshape(len(rows), self.states, CLASSES)
+        log_pi = s.log_pi[ev.model[rows]]
+        joint = log_like + (log_pi + self.fixed[rows])[:, None, :]  # rows x states x classes
+        if self.states > 1:
+            top = joint.max(axis=2, keepdims=True)
+            row_marg = (np.log(np.exp(joint - top).sum(axis=2, keepdims=True)) + top)[:, :, 0]
+            riddle_log = np.tile(s.log_rho, (len(riddles), 1))
+            riddle_log[~self.open[riddles], 1:] = -np.inf  # only a label the whole panel got wrong opens a riddle
+            for h in range(self.states):
+                riddle_log[:, h] += np.bincount(at, weights=row_marg[:, h], minlength=len(riddles))
+            post = _softmax(riddle_log)
+            s.h[riddles] = _pick(self.rng, post)
+        else:
+            post = np.ones((len(riddles), 1))
+        state = s.h[riddles][at]
+        unl = ~self.labelled_mask[rows]
+        cond = _softmax(joint[np.arange(len(rows)), state])
+        s.z[rows[unl]] = _pick(self.rng, cond[unl])
+        if probs is not None:
+            free = log_like + log_pi[:, None, :]
+            free[:, :, self.off] = -np.inf
+            probs[rows] = (post[at][:, :, None] * _softmax(free)).sum(axis=1)
 
     def sweep(self, s: _State, probs: FloatArray | None) -> None:
-        """One Gibbs sweep; when ``probs`` is given, each row's class probabilities go there (a labelled
-        row's as if it had no label: what the model predicts for it)."""
+        """One Gibbs sweep over random blocks of riddles, then the parameters; when ``probs`` is given,
+        each row's class probabilities go there."""
         log_q = self._log_q(s.log_theta) if s.log_q is None else s.log_q
-        if probs is not None and len(self.labelled):
-            probs[self.labelled] = self._conditional(s, self.labelled, log_q)
-        order = self.rng.permutation(self.unlabelled)
+        order = self.rng.permutation(self.n_riddles)
         for block in np.array_split(order, BLOCKS):
-            if not len(block):
-                continue
-            p = self._conditional(s, block, log_q)
-            u = self.rng.random(len(block))
-            s.z[block] = np.minimum((np.cumsum(p, axis=1) < u[:, None]).sum(axis=1), CLASSES - 1)
-            if probs is not None:
-                probs[block] = p
+            if len(block):
+                self._block(s, block, log_q, probs)
         self._update_params(s)
 
 
 def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = BURN_IN,
-           draws: int = DRAWS) -> Draws:
-    """Posterior draws of every row's probability of being right for ``field`` (module docstring)."""
+           draws: int = DRAWS, states: int | None = None) -> Draws:
+    """Posterior draws of every row's probability of being right for ``field`` (module docstring);
+    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual)."""
+    states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
+    if not 1 <= states <= len(STATE_PRIOR):
+        raise CalibrationError(f"latent posterior: states must be 1..{len(STATE_PRIOR)}, got {states}")
     labels = ev.label[ev.label >= 0]
     classes = [0, 1, 3] + ([2] if (labels == 2).any() else [])
     bad = sorted(set(labels.tolist()) - set(range(CLASSES)))
     if bad:
         raise CalibrationError(f"latent posterior: label classes must be 0..3, got {bad}")
-    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream))
+    if not open_riddles(ev).any():
+        states = 1  # no riddle may leave state 0: the same draws as without states
+    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states)
     state = sampler.init()
     right_classes = list(RIGHT[field])
     right = np.zeros((draws, len(ev.label)))
@@ -417,5 +523,6 @@ def table_evidence(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.
     names = tuple(sorted(rows["model"].unique()))
     index = {m: i for i, m in enumerate(names)}
     panels = [[judge_index[j] for j in panel_of[m]] for m in rows["model"]]
-    ev = evidence(rows["model"].map(index).tolist(), panels, codes, labels.tolist(), len(names))
+    riddles = pd.factorize(rows["riddle_id"], sort=True)[0].tolist()
+    ev = evidence(rows["model"].map(index).tolist(), panels, codes, labels.tolist(), len(names), riddles)
     return Rows(keys=rows[["riddle_id", "model"]], evidence=ev, models=names)
