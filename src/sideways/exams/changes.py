@@ -148,7 +148,7 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     """
     every = _value_rows(detail, metric)
     models = sorted({str(m) for m in detail["model"]})
-    codes = pd.Index(models).get_indexer(every["model"])  # each row's model, as its place in ``models``
+    codes = pd.Index(models).get_indexer(pd.Index(every["model"]))  # each row's model, as its place in ``models``
     if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):  # the detail is written sorted by model
         keep = np.argsort(codes, kind="stable")
         every, codes = every.iloc[keep], codes[keep]
