@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sideways.exams.results import model_spans
 from sideways.exams.tie_matrix import pair_intervals, value_table
 from sideways.scoring.verdicts import tie_groups
 
@@ -148,13 +149,9 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     """
     every = _value_rows(detail, metric)
     models = sorted({str(m) for m in detail["model"]})
-    codes = pd.Index(models).get_indexer(pd.Index(every["model"]))  # each row's model, as its place in ``models``
-    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):  # the detail is written sorted by model
-        keep = np.argsort(codes, kind="stable")
-        every, codes = every.iloc[keep], codes[keep]
-    starts = np.searchsorted(codes, np.arange(len(models)), side="left")
-    ends = np.searchsorted(codes, np.arange(len(models)), side="right")
-    span = {m: (int(a), int(b)) for m, a, b in zip(models, starts, ends, strict=True)}
+    keep, span = model_spans(every["model"], models)
+    if keep is not None:
+        every = every.iloc[keep]
     x, w = every["x"].to_numpy(dtype=float), every["w"].to_numpy(dtype=float)
     wx = w * x
     # as np.sum over each model's own frame: the same contiguous rows, so the same bits

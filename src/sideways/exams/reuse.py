@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from sideways.artifacts import paths
@@ -31,7 +30,7 @@ from sideways.artifacts.io import read_table, read_tables, table_inputs, write_t
 from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
 from sideways.exams.changes import exam_ties
-from sideways.exams.results import detail_table, detail_tables, model_metrics, topic_breakdown
+from sideways.exams.results import detail_table, detail_tables, model_metrics, model_spans, topic_breakdown
 
 STAGE = "exam_score"
 
@@ -102,13 +101,10 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     if not same:
         return Reused()
     detail = read_table(previous, EXAM_DETAIL)
-    codes, names = pd.factorize(detail["model"].astype(str), sort=True)  # each row's model, as its rank in names
-    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):  # written sorted; any other order works too
-        order = np.argsort(codes, kind="stable")
-        detail, codes = detail.iloc[order].reset_index(drop=True), codes[order]
-    places = {str(m): i for i, m in enumerate(names) if str(m) in same}
-    spans = {m: (int(np.searchsorted(codes, i, side="left")), int(np.searchsorted(codes, i, side="right")))
-             for m, i in sorted(places.items())}
+    order, every = model_spans(detail["model"], sorted({str(m) for m in detail["model"]}))
+    if order is not None:  # written sorted by model; any other order works too
+        detail = detail.iloc[order].reset_index(drop=True)
+    spans = {m: every[m] for m in sorted(same) if m in every}
     results: Any = recorded.get("results")
     if not isinstance(results, dict):
         results = {}
