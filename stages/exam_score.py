@@ -34,7 +34,7 @@ def main() -> None:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         items = read_table(paths.exam_items(exam), EXAM_ITEMS)
         # unchanged models' rows, metrics and pairs apart reused; tie groups on the exam score included
-        metrics[exam], topics[exam], _ = exam_results(exam, items, keys)
+        metrics[exam], topics[exam] = exam_results(exam, items, keys)
         write_json(paths.exam_headline(exam), headline(metrics[exam]))
     write_json(paths.EXAM_METRICS, metrics)
     write_json(paths.EXAM_TOPICS, topics)

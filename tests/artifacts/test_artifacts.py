@@ -149,3 +149,18 @@ def test_records_gives_what_to_dict_gives_for_every_dtype(riddles):
         for want, row in zip(expected, got, strict=True):
             assert list(row) == list(want)
             assert all(_same(want[k], row[k]) for k in want), (want, row)
+
+
+def test_records_by_gives_what_set_index_to_dict_gives(riddles):
+    """records_by() is built on records(): the same keys and values as ``set_index(key).to_dict("index")``."""
+    from sideways.artifacts.schema import records_by
+
+    odd = pd.DataFrame({"k": ["é", "b", "𝔞"], "int": pd.array([1, None, 3], dtype="Int64"),
+                        "float": [1.5, float("nan"), 2.0], "nanstr": pd.array(["x", None, "z"], dtype="str")})
+    for frame, key in ((riddles, "riddle_id"), (odd, "k"), (odd.iloc[:0], "k")):
+        expected, got = frame.set_index(key).to_dict("index"), records_by(frame, key)
+        assert list(got) == list(expected)
+        for k, want in expected.items():
+            assert list(got[k]) == list(want) and all(_same(want[c], got[k][c]) for c in want), (want, got[k])
+    with pytest.raises(ValueError, match="twice"):
+        records_by(odd.assign(k=["a", "a", "b"]), "k")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from sideways.artifacts import io, schema
@@ -51,21 +53,19 @@ def test_a_wrong_value_in_a_string_column_is_still_named() -> None:
         schema.conform(df, EXAM_DETAIL, "x")
 
 
-def test_parts_already_checked_are_not_checked_again_and_write_the_same_bytes(tmp_path: Path) -> None:
+def test_arrow_parts_put_together_write_the_bytes_of_the_whole_frame(tmp_path: Path) -> None:
     parts = [schema.conform(_detail(3), EXAM_DETAIL, "a"), schema.conform(_detail(2).assign(model=["n1", "n2"]),
                                                                            EXAM_DETAIL, "b")]
     whole = pd.concat(parts, ignore_index=True)
-    write_table(whole, EXAM_DETAIL, tmp_path / "checked.parquet")
-    calls = []
-    real = io.conform
-    io.conform = lambda *a, **k: calls.append(1) or real(*a, **k)  # type: ignore[assignment]
-    try:
-        write_table(whole, EXAM_DETAIL, tmp_path / "parts.parquet", parts=parts)
-        assert calls == [1]  # the schema's empty frame for its dtypes only
-        bad = pd.concat([_detail(3)], ignore_index=True).assign(model=[None, "m1", "m2"])  # not checked yet
-        with pytest.raises(SchemaError, match="model"):
-            write_table(bad, EXAM_DETAIL, tmp_path / "bad.parquet", parts=[bad])
-    finally:
-        io.conform = real  # type: ignore[assignment]
+    write_table(whole, EXAM_DETAIL, tmp_path / "checked.parquet", "{}")
+    chunked = pa.concat_tables([io.arrow_table(p, EXAM_DETAIL) for p in parts])
+    assert chunked.column("model").num_chunks == 2
+    io.write_arrow(chunked, EXAM_DETAIL, tmp_path / "parts.parquet", "{}")
     assert (tmp_path / "parts.parquet").read_bytes() == (tmp_path / "checked.parquet").read_bytes()
+    assert io.conformed_arrow(pq.read_table(tmp_path / "parts.parquet"), EXAM_DETAIL)
+    loose = chunked.cast(pa.schema([f.with_nullable(True) for f in chunked.schema]))
+    with pytest.raises(SchemaError, match="bad.parquet"):
+        io.write_arrow(loose, EXAM_DETAIL, tmp_path / "bad.parquet")
     assert not (tmp_path / "bad.parquet").exists()
+    nulls = pa.table({c: pa.array([None], f.type) for c, f in zip(EXAM_DETAIL.names, EXAM_DETAIL.arrow(), strict=True)})
+    assert not io.conformed_arrow(nulls.cast(loose.schema), EXAM_DETAIL)

@@ -25,7 +25,7 @@ from sideways.exams.changes import _values, exam_tie_groups, paired_values
 from sideways.exams.format import load_exam
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.items import items_table
-from sideways.exams.results import detail_table, detail_tables
+from sideways.exams.results import detail_table
 from sideways.scoring.verdicts import tie_groups
 
 
@@ -132,19 +132,6 @@ def test_an_exact_tie_is_not_apart():
              "status": "ok"} for m in ("a", "b") for i in range(8)]
     detail = pd.DataFrame(rows)
     assert exam_tie_groups(detail) == reference_tie_groups(detail) == {"a": "1", "b": "1"}
-
-
-def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once():
-    table, ctx = items(QUESTIONS[::10]), RunContext(seed=3)
-    parts = []
-    for key in ("b-model", "a-model", "c-model"):
-        p = exam_predictions(table, sim_model(key), ctx)
-        parts.append((p, exam_grades(table, p, sim_model(key), sim_judge(), "baseline", ctx)))
-    whole = detail_table(table, pd.concat([p for p, _ in parts]), pd.concat([g for _, g in parts]))
-    assert detail_tables(table, (detail_table(table, p, g) for p, g in parts)).equals(whole)
-    in_order = sorted(parts, key=lambda pg: str(pg[0]["model"].iloc[0]))
-    assert detail_tables(table, (detail_table(table, p, g) for p, g in in_order)).equals(whole)
-    assert detail_tables(table, iter([])).empty
 
 
 def test_pairs_known_from_before_give_the_same_groups_and_only_new_pairs_are_computed(fifty, monkeypatch):

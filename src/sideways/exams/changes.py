@@ -148,7 +148,7 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     ends too close to 0 for the matrix's rounding to decide is recomputed by :func:`paired_values`.
     """
     every = _value_rows(detail, metric)
-    models = sorted({str(m) for m in detail["model"]})
+    models = sorted(str(m) for m in detail["model"].unique())  # a hash pass, not 2.8 million str()
     keep, span = model_spans(every["model"], models)
     if keep is not None:
         every = every.iloc[keep]
@@ -158,7 +158,7 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     value = {m: float(np.sum(wx[a:b]) / np.sum(w[a:b])) if b > a else -math.inf for m, (a, b) in span.items()}
     order = sorted(models, key=lambda m: (-value[m], m))
     column = {m: j for j, m in enumerate(order)}
-    cols = np.repeat([column[m] for m in models], [b - a for a, b in span.values()])
+    cols = np.repeat(np.array([column[m] for m in models], dtype=np.int64), [b - a for a, b in span.values()])
     table = value_table(every.index.to_numpy(dtype=object), every["topic"].to_numpy(dtype=object), x, w, cols,
                         len(order))
     same, apart = (known[0] & set(order), {p for p in known[1] if p <= known[0]}) if known else (set(), set())

@@ -9,7 +9,7 @@ out of the means (the stage that asked fails above ``requests.max_failure_share`
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,19 +38,6 @@ def detail_table(items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.Data
         rows.append(base | (_mcq(item, p) if item["kind"] == "mcq" else _short(graded, p)))
     df = pd.DataFrame(rows, columns=EXAM_DETAIL.names)
     return df.sort_values(["model", "item_id"]).reset_index(drop=True)
-
-
-def detail_tables(items: pd.DataFrame, parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Every model's :func:`detail_table` (``parts``, one model each, made one at a time) as one
-    table: the same rows as one call on all of them, without every model's replies in memory at once."""
-    made = list(parts)
-    if not made:
-        nothing = pd.DataFrame(columns=["model", "item_id"])
-        return detail_table(items, nothing, nothing)
-    detail = pd.concat(made, ignore_index=True)
-    if not detail["model"].is_monotonic_increasing:
-        detail = detail.sort_values(["model", "item_id"]).reset_index(drop=True)
-    return detail
 
 
 def model_spans(column: pd.Series, names: Sequence[str]) -> tuple[np.ndarray | None, dict[str, tuple[int, int]]]:

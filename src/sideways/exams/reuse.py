@@ -22,15 +22,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from sideways.artifacts import paths
 from sideways.artifacts.fingerprint import code_digest, file_digest
-from sideways.artifacts.io import read_table, read_tables, table_inputs, write_table
+from sideways.artifacts.io import (
+    arrow_table,
+    conformed_arrow,
+    read_arrow,
+    read_table,
+    read_tables,
+    table_inputs,
+    write_arrow,
+)
 from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
+from sideways.core.errors import SchemaError
 from sideways.exams.changes import exam_ties
-from sideways.exams.results import detail_table, detail_tables, model_metrics, model_spans, topic_breakdown
+from sideways.exams.results import detail_table, model_metrics, topic_breakdown
 
 STAGE = "exam_score"
 
@@ -52,22 +64,17 @@ Known = tuple[set[str], set[frozenset[str]]]
 @dataclass(frozen=True)
 class Reused:
     """What the previous detail gives for the models whose inputs did not change: their rows
-    (``detail.iloc[a:b]`` for ``spans[model] = (a, b)``: each model's rows are contiguous), the
-    metrics and topics recorded for them, and the pairs of them found apart on the exam score
-    (``exams.changes.exam_ties``'s ``known``; None: nothing recorded)."""
+    (``detail.slice(a, b - a)`` for ``spans[model] = (a, b)``: the detail is sorted by model and
+    question, so each model's rows are contiguous; kept in Arrow, never converted to Python
+    strings), the metrics and topics recorded for them, and the pairs of them found apart on the
+    exam score (``exams.changes.exam_ties``'s ``known``; None: nothing recorded)."""
 
-    detail: pd.DataFrame | None = None
+    detail: pa.Table | None = None
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     ties: Known | None = None
 
-    def rows(self, model: str) -> pd.DataFrame:
-        """The previous detail's rows of ``model`` (one of ``spans``)."""
-        assert self.detail is not None
-        a, b = self.spans[model]
-        return self.detail.iloc[a:b].reset_index(drop=True)
-
-    def pieces(self, keys: list[str], made: Callable[[str], pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    def pieces(self, keys: list[str], made: Callable[[str], pa.Table]) -> Iterator[pa.Table]:
         """The detail's rows for ``keys`` in sorted order: runs of reused models as one slice each
         (adding one model to 200 concatenates three pieces, not 200), ``made(key)`` for the rest."""
         run: tuple[int, int] | None = None
@@ -77,16 +84,19 @@ class Reused:
                 run = (run[0], span[1])
                 continue
             if run is not None:
-                yield self.detail.iloc[run[0]:run[1]]  # type: ignore[union-attr]
+                yield self.detail.slice(run[0], run[1] - run[0])  # type: ignore[union-attr]
             run = span
             if span is None:
                 yield made(key)
         if run is not None:
-            yield self.detail.iloc[run[0]:run[1]]  # type: ignore[union-attr]
+            yield self.detail.slice(run[0], run[1] - run[0])  # type: ignore[union-attr]
 
 
 def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
-    """What the previous detail of ``exam`` gives for each model of ``inputs`` made from the same inputs."""
+    """What the previous detail of ``exam`` gives for each model of ``inputs`` made from the same
+    inputs. A previous detail that is not exactly of the schema, sorted by model and question with
+    no key twice, gives nothing: every model is built again (it is read from the workspace or
+    DVC's cache, which a pull may have filled with anything)."""
     previous = previous_output(STAGE, paths.exam_detail(exam))
     if previous is None:
         return Reused()
@@ -100,10 +110,13 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     same = {m for m, f in inputs["models"].items() if None not in f and (recorded.get("models") or {}).get(m) == f}
     if not same:
         return Reused()
-    detail = read_table(previous, EXAM_DETAIL)
-    order, every = model_spans(detail["model"], sorted({str(m) for m in detail["model"]}))
-    if order is not None:  # written sorted by model; any other order works too
-        detail = detail.iloc[order].reset_index(drop=True)
+    try:
+        detail = read_arrow(previous, EXAM_DETAIL)
+    except SchemaError:
+        return Reused()
+    every = key_runs(detail) if conformed_arrow(detail, EXAM_DETAIL) else None
+    if every is None:
+        return Reused()
     spans = {m: every[m] for m in sorted(same) if m in every}
     results: Any = recorded.get("results")
     if not isinstance(results, dict):
@@ -111,6 +124,24 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     kept = {m: r for m, r in results.items() if m in spans and isinstance(r, dict)
             and isinstance(r.get("metrics"), dict) and isinstance(r.get("topics"), dict)}
     return Reused(detail, spans, kept, _ties(recorded.get("ties"), set(spans)))
+
+
+def key_runs(detail: pa.Table) -> dict[str, tuple[int, int]] | None:
+    """Each model's rows ``(a, b)`` of a detail sorted by (model, item_id) with no key twice (in
+    Arrow's byte order of UTF-8, which is Python's order of strings); None when it is not so."""
+    n = len(detail)
+    if n == 0:
+        return {}
+    model, item = detail.column("model").combine_chunks(), detail.column("item_id").combine_chunks()
+    m0, m1, i0, i1 = model.slice(0, n - 1), model.slice(1), item.slice(0, n - 1), item.slice(1)
+    new_model = pc.not_equal(m0, m1)
+    ordered = pc.or_(pc.and_(new_model, pc.less(m0, m1)), pc.and_(pc.invert(new_model), pc.less(i0, i1)))
+    if pc.all(ordered).as_py() is False:  # an empty comparison (one row) is True
+        return None
+    starts = np.concatenate([[0], np.flatnonzero(new_model.to_numpy(zero_copy_only=False)) + 1])
+    ends = np.append(starts[1:], n)
+    names = model.take(pa.array(starts)).to_pylist()
+    return {str(m): (int(a), int(b)) for m, a, b in zip(names, starts, ends, strict=True)}
 
 
 def _ties(recorded: Any, same: set[str]) -> Known | None:
@@ -126,40 +157,43 @@ def _ties(recorded: Any, same: set[str]) -> Known | None:
     return covered, {frozenset(p) for p in apart if len(set(p)) == 2 and set(p) <= covered}
 
 
-def exam_results(exam: str, items: pd.DataFrame,
-                 keys: list[str]) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
+#: The detail's columns the tie groups on the exam score read (exams.changes.exam_ties).
+TIES_COLUMNS = ["model", "item_id", "kind", "topic", "points", "earned", "status"]
+
+
+def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Write the detail of ``exam`` for the models ``keys``, and return its metrics by model (with
-    the tie groups on the exam score), its topic breakdown by model and the detail: rows, metrics,
-    topics and pairs apart of models whose inputs did not change taken from the previous detail,
-    the rest computed (metrics model by model; pairs apart only those with a changed model)."""
+    the tie groups on the exam score) and its topic breakdown by model: rows, metrics, topics and
+    pairs apart of models whose inputs did not change taken from the previous detail, the rest
+    computed (metrics model by model; pairs apart only those with a changed model).
+
+    The detail is put together in Arrow: the previous rows as they were read, each new model's
+    checked against the schema (:func:`~sideways.artifacts.schema.conform`) and converted; only the
+    new models' rows, and the tie groups' columns, become pandas frames."""
     # multiple choice only: no exam_judge job, no grades (sideways.exams.kinds.needs_judges)
     graded = bool((items["kind"] == "short_answer").any())
     no_grades = read_tables([], EXAM_GRADES, f"exam {exam} grades")
     inputs = detail_inputs(exam, keys, graded)
     reused = reusable(exam, inputs)
     results = reused.results
-    # model by model: one model's replies (their texts) in memory at a time, not every model's;
-    # each piece checked against the schema once (the reused ones when read), not again as a whole
-    pieces = list(reused.pieces(keys, lambda k: conform(detail_table(
+    # model by model: one model's replies (their texts) in memory at a time, not every model's
+    pieces = list(reused.pieces(keys, lambda k: arrow_table(conform(detail_table(
         items, read_table(paths.exam_predictions(exam, k), EXAM_PREDICTIONS),
         read_table(paths.exam_grades(exam, k), EXAM_GRADES) if graded else no_grades),
-        EXAM_DETAIL, f"{paths.exam_detail(exam)} ({k})")))
-    detail = detail_tables(items, pieces)
-    metrics: dict[str, Any] = {}
-    topics: dict[str, Any] = {}
-
-    def record(conformed: pd.DataFrame) -> str:
-        fresh = conformed if not results else conformed[~conformed["model"].isin(list(results))]
-        metrics.update(model_metrics(fresh))
-        topics.update(topic_breakdown(fresh))
-        for m, r in results.items():
-            metrics[m], topics[m] = r["metrics"], r["topics"]
-        made = {m: {"metrics": dict(metrics[m]), "topics": topics.get(m, {})} for m in metrics}
-        groups, apart = exam_ties(conformed, known=reused.ties)
-        for m, g in groups.items():
-            metrics[m]["tie_groups"] = g
-        ties = {"models": sorted(groups), "apart": sorted(sorted(p) for p in apart)}
-        return json.dumps(inputs | {"results": made, "ties": ties}, sort_keys=True)
-
-    detail = write_table(detail, EXAM_DETAIL, paths.exam_detail(exam), record, parts=pieces)
-    return dict(sorted(metrics.items())), dict(sorted(topics.items())), detail
+        EXAM_DETAIL, f"{paths.exam_detail(exam)} ({k})"), EXAM_DETAIL)))
+    detail = pa.concat_tables(pieces) if pieces else EXAM_DETAIL.arrow().empty_table()
+    fresh = detail if not results else detail.filter(
+        pc.invert(pc.is_in(detail.column("model"), value_set=pa.array(sorted(results), pa.string()))))
+    fresh_rows = fresh.to_pandas()
+    metrics: dict[str, Any] = model_metrics(fresh_rows)
+    topics: dict[str, Any] = topic_breakdown(fresh_rows)
+    for m, r in results.items():
+        metrics[m], topics[m] = r["metrics"], r["topics"]
+    made = {m: {"metrics": dict(metrics[m]), "topics": topics.get(m, {})} for m in metrics}
+    groups, apart = exam_ties(detail.select(TIES_COLUMNS).to_pandas(), known=reused.ties)
+    for m, g in groups.items():
+        metrics[m]["tie_groups"] = g
+    ties = {"models": sorted(groups), "apart": sorted(sorted(p) for p in apart)}
+    write_arrow(detail, EXAM_DETAIL, paths.exam_detail(exam),
+                json.dumps(inputs | {"results": made, "ties": ties}, sort_keys=True))
+    return dict(sorted(metrics.items())), dict(sorted(topics.items()))
