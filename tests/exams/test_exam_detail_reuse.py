@@ -20,6 +20,7 @@ from sideways.artifacts.io import (
     write_table,
 )
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS, conform
+from sideways.artifacts.sorted_tables import key_runs
 from sideways.backends.base import RunContext
 from sideways.exams import reuse
 from sideways.exams.answer import exam_predictions
@@ -88,13 +89,16 @@ def test_a_previous_detail_out_of_order_or_with_a_key_twice_is_not_reused(tmp_pa
     assert sorted(reusable("e", detail_inputs("e", ["m1", "m2"])).spans) == ["m1", "m2"]
 
 
+KEY = ("model", "item_id")
+
+
 def test_key_runs_finds_each_models_rows_in_utf8_order():
     table = pa.table({"model": ["a", "a", "é", "é", "𝔞"], "item_id": ["q1", "q2", "q1", "q10", "q"]})
-    assert reuse.key_runs(table) == {"a": (0, 2), "é": (2, 4), "𝔞": (4, 5)}
+    assert key_runs(table, KEY) == {"a": (0, 2), "é": (2, 4), "𝔞": (4, 5)}
     assert sorted(["a", "é", "𝔞"]) == ["a", "é", "𝔞"]  # Python's order is the same
-    assert reuse.key_runs(table.slice(0, 1)) == {"a": (0, 1)} and reuse.key_runs(table.slice(0, 0)) == {}
-    assert reuse.key_runs(pa.table({"model": ["b", "a"], "item_id": ["q", "q"]})) is None
-    assert reuse.key_runs(pa.table({"model": ["a", "a"], "item_id": ["q", "q"]})) is None
+    assert key_runs(table.slice(0, 1), KEY) == {"a": (0, 1)} and key_runs(table.slice(0, 0), KEY) == {}
+    assert key_runs(pa.table({"model": ["b", "a"], "item_id": ["q", "q"]}), KEY) is None
+    assert key_runs(pa.table({"model": ["a", "a"], "item_id": ["q", "q"]}), KEY) is None
 
 
 def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once(tmp_path, monkeypatch):

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,6 +39,7 @@ from sideways.artifacts.io import (
 )
 from sideways.artifacts.previous import previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
+from sideways.artifacts.sorted_tables import key_runs
 from sideways.core.errors import SchemaError
 from sideways.exams.changes import exam_ties
 from sideways.exams.results import detail_table, model_metrics, topic_breakdown
@@ -114,7 +114,7 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
         detail = read_arrow(previous, EXAM_DETAIL)
     except SchemaError:
         return Reused()
-    every = key_runs(detail) if conformed_arrow(detail, EXAM_DETAIL) else None
+    every = key_runs(detail, ("model", "item_id")) if conformed_arrow(detail, EXAM_DETAIL) else None
     if every is None:
         return Reused()
     spans = {m: every[m] for m in sorted(same) if m in every}
@@ -124,24 +124,6 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     kept = {m: r for m, r in results.items() if m in spans and isinstance(r, dict)
             and isinstance(r.get("metrics"), dict) and isinstance(r.get("topics"), dict)}
     return Reused(detail, spans, kept, _ties(recorded.get("ties"), set(spans)))
-
-
-def key_runs(detail: pa.Table) -> dict[str, tuple[int, int]] | None:
-    """Each model's rows ``(a, b)`` of a detail sorted by (model, item_id) with no key twice (in
-    Arrow's byte order of UTF-8, which is Python's order of strings); None when it is not so."""
-    n = len(detail)
-    if n == 0:
-        return {}
-    model, item = detail.column("model").combine_chunks(), detail.column("item_id").combine_chunks()
-    m0, m1, i0, i1 = model.slice(0, n - 1), model.slice(1), item.slice(0, n - 1), item.slice(1)
-    new_model = pc.not_equal(m0, m1)
-    ordered = pc.or_(pc.and_(new_model, pc.less(m0, m1)), pc.and_(pc.invert(new_model), pc.less(i0, i1)))
-    if pc.all(ordered).as_py() is False:  # an empty comparison (one row) is True
-        return None
-    starts = np.concatenate([[0], np.flatnonzero(new_model.to_numpy(zero_copy_only=False)) + 1])
-    ends = np.append(starts[1:], n)
-    names = model.take(pa.array(starts)).to_pylist()
-    return {str(m): (int(a), int(b)) for m, a, b in zip(names, starts, ends, strict=True)}
 
 
 def _ties(recorded: Any, same: set[str]) -> Known | None:

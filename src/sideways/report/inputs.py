@@ -24,6 +24,7 @@ from sideways.artifacts.schema import (
     RIDDLES,
     SCORES,
 )
+from sideways.artifacts.sorted_tables import read_sorted
 from sideways.config.params import Params
 from sideways.report.exam_replies import group_inputs, groups, previous_replies, reply_path
 
@@ -94,7 +95,7 @@ def read_exam(key: str, files: dict[str, list[Path]], models: list[str] | None =
         key=key, items=items,
         predictions=_replies([f for f in files["predictions"] if _model(f) not in skip], key),
         grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
-        detail=read_table(files["detail"][0], EXAM_DETAIL),
+        detail=read_sorted(files["detail"][0], EXAM_DETAIL),  # 2.8 M rows at 200 models: strings kept in Arrow
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
         reply_inputs=inputs, reused=reused,
