@@ -104,3 +104,30 @@ def test_a_lock_from_before_the_exam_jobs_moved_into_predict_still_gives_their_p
     assert recorded_md5("predict", tmp_path / out, path) == "5" * 32
     assert recorded_md5("judge", tmp_path / out, path) is None  # only the stage the jobs moved into
     assert recorded_md5("exam_predict", tmp_path / out, path) == "5" * 32
+
+
+def test_the_lock_and_the_dvc_config_are_read_once_per_version(tmp_path, monkeypatch):
+    """A coarse stage looks up three files of each of 800 jobs: the lock's outs and DVC's config are
+    worked out once per version of each file, and a new version is seen at once."""
+    import configparser
+    import os
+
+    from sideways.artifacts import previous
+
+    (tmp_path / ".dvc").mkdir()
+    config = tmp_path / ".dvc/config"
+    config.write_text("[cache]\n    dir = ../first\n")
+    reads: list[object] = []
+    real = configparser.ConfigParser.read
+    monkeypatch.setattr(configparser.ConfigParser, "read", lambda self, f, *a, **k: reads.append(f) or real(self, f))
+    path = lock(tmp_path, "a" * 32)
+    for _ in range(50):
+        assert previous.cache_dir(tmp_path) == tmp_path / ".dvc/../first"
+        assert recorded_md5("predict@m-llm", tmp_path / OUT, path) == "a" * 32
+    assert len(reads) <= 2  # config.local and config, once
+    config.write_text("[cache]\n    dir = ../second\n")
+    os.utime(config, ns=(1, 1))
+    assert previous.cache_dir(tmp_path) == tmp_path / ".dvc/../second"
+    path = lock(tmp_path, "b" * 32)
+    os.utime(path, ns=(2, 2))
+    assert recorded_md5("predict@m-llm", tmp_path / OUT, path) == "b" * 32

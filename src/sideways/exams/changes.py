@@ -76,7 +76,7 @@ def _value_rows(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
     w = pd.Series(1.0, index=rows.index) if column else rows["points"].astype(float)
     right = rows["earned"].astype(float) >= rows["points"].astype(float) / 2
     return pd.DataFrame({"x": x, "w": w, "topic": rows["topic"].fillna(""), "right": right,
-                         "model": rows["model"].astype(str)}).set_axis(rows["item_id"].to_numpy()).dropna(subset=["x"])
+                         "model": rows["model"].astype(str)}).set_axis(pd.Index(rows["item_id"])).dropna(subset=["x"])
 
 
 def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
@@ -159,7 +159,7 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     order = sorted(models, key=lambda m: (-value[m], m))
     column = {m: j for j, m in enumerate(order)}
     cols = np.repeat(np.array([column[m] for m in models], dtype=np.int64), [b - a for a, b in span.values()])
-    table = value_table(every.index.to_numpy(dtype=object), every["topic"].to_numpy(dtype=object), x, w, cols,
+    table = value_table(every.index.array, every["topic"].array, x, w, cols,  # arrow strings stay so
                         len(order))
     same, apart = (known[0] & set(order), {p for p in known[1] if p <= known[0]}) if known else (set(), set())
     fresh = [m not in same for m in order]

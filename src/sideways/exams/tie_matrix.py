@@ -24,6 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
+
+ArrayLike = npt.NDArray[np.object_] | ExtensionArray  # strings as Python objects or in Arrow
 
 EPS = float(np.finfo(np.float64).eps)
 Matrix = npt.NDArray[np.float64]
@@ -50,11 +53,12 @@ class ValueTable:
     same_topics: bool
 
 
-def value_table(item_ids: npt.NDArray[np.object_], topics: npt.NDArray[np.object_], x: Matrix, w: Matrix,
+def value_table(item_ids: ArrayLike, topics: ArrayLike, x: Matrix, w: Matrix,
                 cols: npt.NDArray[np.int64], models: int) -> ValueTable:
-    """The matrices of value rows (question, topic, x, w) each in model column ``cols`` (of ``models``)."""
-    rows, _ = pd.factorize(item_ids)
-    topic_codes, _ = pd.factorize(topics)
+    """The matrices of value rows (question, topic, x, w) each in model column ``cols`` (of ``models``);
+    ``item_ids`` and ``topics``: any array pandas factorizes (object or Arrow-backed strings: the same codes)."""
+    rows, _ = pd.Index(item_ids).factorize()
+    topic_codes, _ = pd.Index(topics).factorize()
     n = int(rows.max()) + 1 if len(rows) else 0
     topic_of = np.full(n, -1, dtype=np.int64)
     topic_of[rows] = topic_codes
