@@ -104,7 +104,9 @@ def test_every_label_gives_the_truth_and_few_labels_a_narrower_honest_interval()
     truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
     full = _scores("latent", jury, judgments, annotations, truth)
     assert (full["posterior_half_width"] == 0).all()
-    assert full["posterior_score"].to_dict() == pytest.approx(truth)
+    # a label may be wrong (its rate learned, prior mean 0.02): with labels that agree with the panels, the
+    # labelled count's doubt moves the score by less than 0.01 points
+    assert full["posterior_score"].to_dict() == pytest.approx(truth, abs=1e-4)
     few = annotations.groupby("model").head(15)
     latent, v1 = _scores("latent", jury, judgments, few, truth), _scores("v1", jury, judgments, few, truth)
     assert latent["posterior_covered"].all()
