@@ -83,7 +83,8 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     ``seed``, ``stream`` and the provider), so that a model's own labels are counted once, in its bins'
     update, and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6);
     ``label_right``, at a labelled row, P(right) given its label as well (Bayes' rule with the labels' error
-    rates of the same fit, :func:`sideways.scoring.latent_class.label_posterior`), NaN elsewhere."""
+    rates of the same fit, :func:`sideways.scoring.latent_class.label_posterior`), NaN elsewhere; without that
+    column when :data:`sideways.scoring.latent_class.LABEL_ERROR` is None (labels taken as the truth)."""
     providers = jury.drop_duplicates("model").set_index("model")["provider"]
     rows = latent_class.table_evidence(jury, judgments, annotations)  # the rows do not depend on the labels
     row_provider = rows.keys["model"].map(providers).to_numpy()
@@ -91,10 +92,14 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     for provider in sorted(set(providers)):
         mine = row_provider == provider
         held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
-        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}")
-        label = rows.evidence.label[mine]
-        right = latent_class.label_posterior(draws.classes[mine], label, draws.label_error.mean(axis=0), field)
-        parts.append(rows.keys[mine].assign(predicted=draws.predicted[mine], label_right=np.where(label >= 0, right, np.nan)))
+        error_prior = latent_class.LABEL_ERROR  # read at call time: None takes every label for the truth
+        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior)
+        part = rows.keys[mine].assign(predicted=draws.predicted[mine])
+        if error_prior is not None:
+            label = rows.evidence.label[mine]
+            right = latent_class.label_posterior(draws.classes[mine], label, draws.label_error.mean(axis=0), field)
+            part = part.assign(label_right=np.where(label >= 0, right, np.nan))
+        parts.append(part)
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return out
 
