@@ -11,8 +11,12 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
 
 - class ``z_i = a + 2 j`` in {0, 1, 2, 3}: ``a`` the answer right, ``j`` the justification right
   (0 wrong answer, 1 right answer with a wrong justification, 2 wrong answer with a right
-  justification, 3 both right). Class 2 is in play only when some human label shows it. A labelled
-  row's class is its label.
+  justification, 3 both right). Class 2 is in play only when some human label shows it.
+- the annotator, one more rater: a labelled row's label is its class with the answer bit flipped with
+  probability ``e_a`` and the justification bit with ``e_j``, independently; ``e_f ~ Beta(`` :data:`LABEL_ERROR`
+  ``)`` (mean 0.02, worth 50 labels). So a labelled row's class is latent too, informed by its label, its
+  panel and its model's shares; with ``label_error=None`` a labelled row's class is its label (the former
+  model).
 - per model m, class shares ``pi_m``: P(class 3) ~ Beta(1/2, 1/2) and the split of the rest over the
   other classes in play ~ Dirichlet(1/2, ...): neutral for the both-correct score.
 - per riddle r, a state ``h_r`` in {0, 1, 2} (:data:`STATES`), shared by every model's row of the riddle:
@@ -38,14 +42,18 @@ Sampling (seeded: the same inputs, seed and stream give the same bytes): Gibbs s
 integrated out. The riddles are updated in :data:`BLOCKS` random blocks, each row of a block given the
 counts without itself (``P(x_i | e) = (n_ge(x_i) + alpha q_ge(x_i)) / (n_ge + alpha)``, e = (h, c), the
 Dirichlet-multinomial's predictive): a riddle's state drawn with its rows' classes summed out (a labelled
-row at its label), then each unlabelled row's class given the state; then ``pi | z`` (conjugate),
+row's weighed by its label's likelihood), then each row's class given the state (a labelled row stays at
+its label when labels are the truth); then ``pi | z`` (conjugate), ``e | z, labels`` (conjugate),
 ``theta | z, h`` (each judge's codes, as if independent: the centre is fitted from the margins, a cut),
 ``rho | h``, ``alpha | z, h, theta`` (on the grid).
 
 Output, :class:`Draws`: for every kept draw d and row i, ``right[d, i]``: the probability that row i
 is right for the field given draw d (the conditional above with the riddle's state summed out by its
-conditional, Rao-Blackwellised; a labelled row's is its label; a labelled row's prediction "without its
-label" still sums its riddle's state out by a conditional that read the label). The same draw index is
+conditional, Rao-Blackwellised; a labelled row's given its label too, or its label when labels are the
+truth; a labelled row's prediction "without its label" still sums its riddle's state out by a conditional
+that read the label). ``classes`` holds each row's class probabilities without its label and ``label_error``
+the draws of ``e``: :func:`label_posterior` turns them into P(right | label) for a row whose label the fit
+did not read (the latent prior's held-out fits). The same draw index is
 the same posterior draw for every model (joint draws: paired differences, rank sets). The count of right
 answers over any set S of rows is, given draw d, a Poisson-binomial of ``right[d, S]``; its distribution
 is the average over draws (:func:`count_pmf`), and the interval is v1's shortest 95% set of it.

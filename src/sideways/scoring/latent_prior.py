@@ -14,6 +14,13 @@ For model m and bin v: ``eta_mv = logit(mean of predicted[i] over m's rows i in 
 prediction of each row without its own label (:attr:`sideways.scoring.latent_class.Draws.predicted`);
 then :func:`sideways.scoring.hierarchy.spread_weights` weighs the (kappa, sigma) grid by every
 model's own labels and :func:`sideways.scoring.hierarchy.prior_counts` gives the interval.
+
+Labels may be wrong (the annotator is one more rater of the latent-class model): each of m's labelled rows
+gets P(right | its label, its verdicts, the other providers' labels) from the fit that hid its provider's
+labels (:func:`sideways.scoring.latent_class.label_posterior`), kept in the prior
+(:attr:`sideways.scoring.hierarchy.Prior.labelled`), and the labelled rows' count is their Poisson-binomial,
+convolved into the count, not the labels' sum; the paired draws read the same probabilities. The bins'
+update still counts each label as an observation of its bin's rate.
 """
 
 from __future__ import annotations
