@@ -323,3 +323,13 @@ def test_prior_summary_convolves_the_labelled_rows_probabilities():
     lo0, hi0, _ = prior_summary(counts, own, base, bins)
     assert hi - lo > hi0 - lo0
     assert prior_from_json(prior_json(doubted)) == doubted and prior_from_json(prior_json(base)) == base
+
+
+def test_a_label_the_latent_class_model_could_not_read_counts_as_its_label():
+    """A labelled row without a P(right | label) (NaN: one of its label's fields missing) counts as its label
+    in Prior.labelled, so the interval's Poisson-binomial never meets a NaN."""
+    from sideways.scoring.latent_prior import latent_priors
+
+    priors = latent_priors(["m", "m", "m"], [(0, 1), (1, 1), (1, 1)], np.array([0.1, 0.9, 0.8]), [False, True, None],
+                           {"m": "openai"}, np.array([0.02, np.nan, np.nan]), ["r0", "r1", "r2"])
+    assert priors["m"].labelled == {"r0": 0.02, "r1": 1.0}

@@ -25,6 +25,7 @@ update still counts each label as an observation of its bin's rate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -70,8 +71,8 @@ def latent_priors(
         if riddles is None:
             raise ValueError("latent_priors: label_right needs the rows' riddles")
         for m, r, p, lab in zip(models, riddles, label_right, labels, strict=True):
-            if lab is not None:
-                own[m][str(r)] = float(p)
+            if lab is not None:  # a label the latent-class model could not read (a field missing): the label
+                own[m][str(r)] = float(bool(lab)) if math.isnan(p) else float(p)
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
                      None if label_right is None else own[m])
