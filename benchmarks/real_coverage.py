@@ -184,7 +184,8 @@ def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.
         population_rows = keys.merge(pop.labels.loc[pop.labels["model"] == model, ["riddle_id", "model"]],
                                      on=["riddle_id", "model"])["row"].to_numpy()
         known = rows.evidence.label[population_rows] >= 0
-        base = int(draws.right[0, population_rows[known]].sum())
+        # the truth here is the label: a kept label counts as its label, not as the model's doubt of it
+        base = int(np.isin(rows.evidence.label[population_rows[known]], latent_class.RIGHT[FIELD]).sum())
         lo, hi = shortest_set(latent_class.count_pmf(draws.right[:, population_rows[~known]]))
         n = len(population_rows)
         out[model] = ((base + lo) / n, (base + hi) / n)

@@ -149,11 +149,15 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
 
 @dataclass(frozen=True)
 class Prior:
-    """One model's prior: per bin the logit of its rate and its pool rows; the (kappa, sigma, weight) mixture."""
+    """One model's prior: per bin the logit of its rate and its pool rows; the (kappa, sigma, weight) mixture;
+    ``labelled``: when labels may be wrong (the latent posterior), riddle -> the model's labelled row's
+    probability of being right given its label and verdicts, so that their count is uncertain too (None: a
+    labelled row's count is its label)."""
 
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
     spread: tuple[tuple[float, float, float], ...]
+    labelled: dict[str, float] | None = None
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -161,9 +165,12 @@ def prior_json(prior: Prior | None) -> str | None:
     draws of docs/method.md §8 use the very prior the scores were computed with (floats round-trip)."""
     if prior is None:
         return None
-    return json.dumps({"eta": [[v, j, x] for (v, j), x in prior.eta.items()],
-                       "pool_rows": [[v, j, n] for (v, j), n in prior.pool_rows.items()],
-                       "spread": [list(s) for s in prior.spread]}, separators=(",", ":"))
+    data: dict[str, object] = {"eta": [[v, j, x] for (v, j), x in prior.eta.items()],
+                               "pool_rows": [[v, j, n] for (v, j), n in prior.pool_rows.items()],
+                               "spread": [list(s) for s in prior.spread]}
+    if prior.labelled is not None:
+        data["labelled"] = [[r, p] for r, p in prior.labelled.items()]
+    return json.dumps(data, separators=(",", ":"))
 
 
 def prior_from_json(text: str | None) -> Prior | None:
@@ -173,7 +180,8 @@ def prior_from_json(text: str | None) -> Prior | None:
     data = json.loads(text)
     return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
-                 tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]))
+                 tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
+                 None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]})
 
 
 def pooled_priors(
@@ -289,7 +297,24 @@ def mixture_rates(own: Sequence[Tally], prior: Prior, bins: Sequence[Bin]) -> tu
 
 def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bins: Sequence[Bin], *,
                   level: float = 0.95) -> tuple[int, int, float]:
-    """(K_lo, K_hi, E[K]): :func:`prior_counts` and the posterior mean of the count."""
+    """(K_lo, K_hi, E[K]): :func:`prior_counts` and the posterior mean of the count. With ``prior.labelled``
+    the labelled rows' count is the Poisson-binomial of their probabilities, convolved in, not their labels'
+    sum."""
     unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     alpha, beta, weights = mixture_rates(own, prior, bins)
-    return summarise(mixture_pmf(unlabelled, alpha, beta, weights), sum(o[0] for o in own), level)
+    pmf = mixture_pmf(unlabelled, alpha, beta, weights)
+    if prior.labelled is None:
+        return summarise(pmf, sum(o[0] for o in own), level)
+    if len(prior.labelled) != sum(o[1] for o in own):
+        raise ValueError(f"prior_summary: {len(prior.labelled)} labelled probabilities for "
+                         f"{sum(o[1] for o in own)} labelled rows")
+    labelled = np.array(list(prior.labelled.values()), dtype=np.float64)
+    return summarise(np.convolve(pmf, poisson_binomial(labelled)), 0, level)
+
+
+def poisson_binomial(p: FloatArray) -> FloatArray:
+    """pmf of the number of successes of independent Bernoulli(p_i), on 0..len(p)."""
+    pmf = np.ones(1)
+    for q in p:
+        pmf = np.convolve(pmf, np.array([1.0 - q, q]))
+    return pmf

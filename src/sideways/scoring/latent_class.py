@@ -11,8 +11,12 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
 
 - class ``z_i = a + 2 j`` in {0, 1, 2, 3}: ``a`` the answer right, ``j`` the justification right
   (0 wrong answer, 1 right answer with a wrong justification, 2 wrong answer with a right
-  justification, 3 both right). Class 2 is in play only when some human label shows it. A labelled
-  row's class is its label.
+  justification, 3 both right). Class 2 is in play only when some human label shows it.
+- the annotator, one more rater: a labelled row's label is its class with the answer bit flipped with
+  probability ``e_a`` and the justification bit with ``e_j``, independently; ``e_f ~ Beta(`` :data:`LABEL_ERROR`
+  ``)`` (mean 0.02, worth 50 labels). So a labelled row's class is latent too, informed by its label, its
+  panel and its model's shares; with ``label_error=None`` a labelled row's class is its label (the former
+  model).
 - per model m, class shares ``pi_m``: P(class 3) ~ Beta(1/2, 1/2) and the split of the rest over the
   other classes in play ~ Dirichlet(1/2, ...): neutral for the both-correct score.
 - per riddle r, a state ``h_r`` in {0, 1, 2} (:data:`STATES`), shared by every model's row of the riddle:
@@ -38,14 +42,18 @@ Sampling (seeded: the same inputs, seed and stream give the same bytes): Gibbs s
 integrated out. The riddles are updated in :data:`BLOCKS` random blocks, each row of a block given the
 counts without itself (``P(x_i | e) = (n_ge(x_i) + alpha q_ge(x_i)) / (n_ge + alpha)``, e = (h, c), the
 Dirichlet-multinomial's predictive): a riddle's state drawn with its rows' classes summed out (a labelled
-row at its label), then each unlabelled row's class given the state; then ``pi | z`` (conjugate),
+row's weighed by its label's likelihood), then each row's class given the state (a labelled row stays at
+its label when labels are the truth); then ``pi | z`` (conjugate), ``e | z, labels`` (conjugate),
 ``theta | z, h`` (each judge's codes, as if independent: the centre is fitted from the margins, a cut),
 ``rho | h``, ``alpha | z, h, theta`` (on the grid).
 
 Output, :class:`Draws`: for every kept draw d and row i, ``right[d, i]``: the probability that row i
 is right for the field given draw d (the conditional above with the riddle's state summed out by its
-conditional, Rao-Blackwellised; a labelled row's is its label; a labelled row's prediction "without its
-label" still sums its riddle's state out by a conditional that read the label). The same draw index is
+conditional, Rao-Blackwellised; a labelled row's given its label too, or its label when labels are the
+truth; a labelled row's prediction "without its label" still sums its riddle's state out by a conditional
+that read the label). ``classes`` holds each row's class probabilities without its label and ``label_error``
+the draws of ``e``: :func:`label_posterior` turns them into P(right | label) for a row whose label the fit
+did not read (the latent prior's held-out fits). The same draw index is
 the same posterior draw for every model (joint draws: paired differences, rank sets). The count of right
 answers over any set S of rows is, given draw d, a Poisson-binomial of ``right[d, S]``; its distribution
 is the average over draws (:func:`count_pmf`), and the interval is v1's shortest 95% set of it.
@@ -87,6 +95,11 @@ STATE_PRIOR = (8.0, 1.0, 1.0)
 #: 2 (state 0's) no riddle of a test world with 10% of riddles graded "wrong" by the whole jury ever did;
 #: with 4 the state tells those riddles from the others (docs/method.md §6, "Riddle states").
 STATE_WEIGHT = 4.0
+#: Beta prior (errors, agreements) of each label field's error rate: the chance that the annotator's answer
+#: label, or justification label, is the opposite of the truth. Mean 0.02, worth 50 labels: annotators are
+#: mostly right, and enough labels against reliable panels teach otherwise. Chosen before any measurement on the
+#: real file (docs/method.md §6, "Noisy labels").
+LABEL_ERROR = (1.0, 49.0)
 #: Sweeps discarded, then kept (every one).
 BURN_IN = 40
 DRAWS = 80
@@ -168,12 +181,40 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Draws:
-    """``right[d, i]``: P(row i is right for the field | posterior draw d); ``alpha[d]``: the draw's alpha;
-    ``predicted[i]``: the mean over draws of what the model predicts for row i without its label."""
+    """``right[d, i]``: P(row i is right for the field | posterior draw d), a labelled row's given its label
+    too; ``alpha[d]``: the draw's alpha; ``predicted[i]``: the mean over draws of what the model predicts for
+    row i without its label; ``classes[i, c]`` the same for each class; ``label_error[d, f]``: the draw's
+    error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth)."""
 
     right: FloatArray
     alpha: FloatArray
     predicted: FloatArray
+    classes: FloatArray
+    label_error: FloatArray
+
+
+def label_log_likelihood(label: IntArray, error: FloatArray) -> FloatArray:
+    """log P(label | class c) for every row and class (rows x :data:`CLASSES`): each field's label is the
+    class's bit flipped with that field's ``error`` rate, independently; an unlabelled row's is 0."""
+    out = np.zeros((len(label), CLASSES))
+    known = label >= 0
+    c = np.arange(CLASSES)
+    for f, (bit_of_label, bit_of_class) in enumerate(((label % 2, c % 2), (label // 2, c // 2))):
+        agree = bit_of_label[:, None] == bit_of_class[None, :]
+        out += np.where(agree, math.log1p(-error[f]), math.log(error[f]))
+    out[~known] = 0.0
+    return out
+
+
+def label_posterior(classes: FloatArray, label: IntArray, error: FloatArray, field: str) -> FloatArray:
+    """P(right for ``field`` | the row's label) from its class probabilities without the label (``classes``,
+    rows x classes) and the labels' error rates: Bayes' rule with :func:`label_log_likelihood`; an unlabelled
+    row's is its prediction."""
+    with np.errstate(divide="ignore"):
+        logp = np.log(classes) + label_log_likelihood(label, error)
+    post = _softmax(logp)
+    out: FloatArray = post[:, list(RIGHT[field])].sum(axis=1)
+    return out
 
 
 def evidence(
@@ -267,13 +308,15 @@ class _State:
     log_rho: FloatArray  # states
     alpha: float
     log_q: FloatArray | None = None  # patterns x (states x classes): log q under log_theta
+    error: FloatArray | None = None  # the label fields' error rates (None: labels are the truth)
 
 
 class _Sampler:
     """Gibbs sweeps over one split's evidence (module docstring)."""
 
-    def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator, states: int) -> None:
-        self.ev, self.rng, self.states = ev, rng, states
+    def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator, states: int,
+                 label_error: tuple[float, float] | None) -> None:
+        self.ev, self.rng, self.states, self.label_error = ev, rng, states, label_error
         self.width = CLASSES * states
         self.classes = np.asarray(classes, dtype=np.int64)
         self.off = np.setdiff1d(np.arange(CLASSES), self.classes)
@@ -286,12 +329,14 @@ class _Sampler:
         self.on_panel = ev.pattern_codes >= 0  # patterns x judges
         self.theta_prior = _theta_prior(states)
         self.state_prior = np.asarray(STATE_PRIOR[:states], dtype=np.float64)
-        # each row's class prior without the model's shares: -inf off play, a labelled row at its label
+        # each row's class prior without the model's shares: -inf off play; a labelled row at its label when
+        # labels are the truth, else its label's likelihood (:meth:`_label_terms`, per sweep)
         self.fixed = np.zeros((len(ev.label), CLASSES))
         self.fixed[:, self.off] = -np.inf
         lab = np.flatnonzero(self.labelled_mask)
-        self.fixed[lab] = -np.inf
-        self.fixed[lab, ev.label[lab]] = 0.0
+        if label_error is None:
+            self.fixed[lab] = -np.inf
+            self.fixed[lab, ev.label[lab]] = 0.0
         self.open = np.zeros(self.n_riddles, dtype=bool)
         self.open[self.riddle[open_riddles(ev)]] = True
 
@@ -306,6 +351,9 @@ class _Sampler:
         state = _State(z=z, h=np.zeros(self.n_riddles, dtype=np.int64), log_pi=np.zeros((ev.n_models, CLASSES)),
                        log_theta=np.zeros((self.n_judges, self.width, CODES)), log_rho=np.zeros(self.states),
                        alpha=math.inf)
+        if self.label_error is not None:
+            a, b = self.label_error
+            state.error = np.full(2, a / (a + b))
         self._update_params(state)
         return state
 
@@ -352,15 +400,29 @@ class _Sampler:
         s.log_theta = np.log(_dirichlet(rng, conc))
         if self.states > 1:
             s.log_rho = np.log(_dirichlet(rng, self.state_prior + np.bincount(s.h, minlength=self.states)))
+        if self.label_error is not None:
+            lab = self.labelled_mask
+            wrong = np.array([(ev.label[lab] % 2 != s.z[lab] % 2).sum(), (ev.label[lab] // 2 != s.z[lab] // 2).sum()])
+            s.error = rng.beta(self.label_error[0] + wrong, self.label_error[1] + lab.sum() - wrong)
         s.log_q = self._log_q(s.log_theta)
         logs = alpha_log_likelihoods(n, big, s.log_q)
         w = np.exp(logs - logs.max())
         s.alpha = float(ALPHAS[int(self.rng.choice(len(ALPHAS), p=w / w.sum()))])
 
-    def _block(self, s: _State, riddles: IntArray, log_q: FloatArray, probs: FloatArray | None) -> None:
-        """Draw the states of ``riddles`` (their rows' classes summed out), then their unlabelled rows'
-        classes given the state; each row given the counts without itself. ``probs`` gets each row's
-        class probabilities with the state summed out (a labelled row's as if it had no label)."""
+    def _label_terms(self, s: _State) -> FloatArray:
+        """Each row's class prior beyond the model's shares: :attr:`fixed`, plus its label's log likelihood when
+        labels may be wrong."""
+        if s.error is None:
+            return self.fixed
+        out: FloatArray = self.fixed + label_log_likelihood(self.ev.label, s.error)
+        return out
+
+    def _block(self, s: _State, riddles: IntArray, log_q: FloatArray, probs: FloatArray | None,
+               fixed: FloatArray, labelled_probs: FloatArray | None) -> None:
+        """Draw the states of ``riddles`` (their rows' classes summed out), then their rows' classes given the
+        state (a labelled row's only when labels may be wrong); each row given the counts without itself.
+        ``probs`` gets each row's class probabilities with the state summed out, a labelled row's as if it had
+        no label; ``labelled_probs`` the same with the label (``fixed``: each row's :meth:`_label_terms`)."""
         ev = self.ev
         local = np.full(self.n_riddles, -1, dtype=np.int64)
         local[riddles] = np.arange(len(riddles))
@@ -380,7 +442,7 @@ class _Sampler:
                 log_like = np.log(num + s.alpha * np.exp(log_q[pat])) - np.log(den + s.alpha)
         log_like = log_like.reshape(len(rows), self.states, CLASSES)
         log_pi = s.log_pi[ev.model[rows]]
-        joint = log_like + (log_pi + self.fixed[rows])[:, None, :]  # rows x states x classes
+        joint = log_like + (log_pi + fixed[rows])[:, None, :]  # rows x states x classes
         if self.states > 1:
             top = joint.max(axis=2, keepdims=True)
             row_marg = (np.log(np.exp(joint - top).sum(axis=2, keepdims=True)) + top)[:, :, 0]
@@ -393,29 +455,34 @@ class _Sampler:
         else:
             post = np.ones((len(riddles), 1))
         state = s.h[riddles][at]
-        unl = ~self.labelled_mask[rows]
+        free_rows = ~self.labelled_mask[rows] if s.error is None else np.ones(len(rows), dtype=bool)
         cond = _softmax(joint[np.arange(len(rows)), state])
-        s.z[rows[unl]] = _pick(self.rng, cond[unl])
+        s.z[rows[free_rows]] = _pick(self.rng, cond[free_rows])
         if probs is not None:
             free = log_like + log_pi[:, None, :]
             free[:, :, self.off] = -np.inf
             probs[rows] = (post[at][:, :, None] * _softmax(free)).sum(axis=1)
+        if labelled_probs is not None:
+            labelled_probs[rows] = (post[at][:, :, None] * _softmax(joint)).sum(axis=1)
 
-    def sweep(self, s: _State, probs: FloatArray | None) -> None:
-        """One Gibbs sweep over random blocks of riddles, then the parameters; when ``probs`` is given,
-        each row's class probabilities go there."""
+    def sweep(self, s: _State, probs: FloatArray | None, labelled_probs: FloatArray | None = None) -> None:
+        """One Gibbs sweep over random blocks of riddles, then the parameters; when ``probs`` (and
+        ``labelled_probs``) are given, each row's class probabilities without (and with) its label go there."""
         log_q = self._log_q(s.log_theta) if s.log_q is None else s.log_q
+        fixed = self._label_terms(s)
         order = self.rng.permutation(self.n_riddles)
         for block in np.array_split(order, BLOCKS):
             if len(block):
-                self._block(s, block, log_q, probs)
+                self._block(s, block, log_q, probs, fixed, labelled_probs)
         self._update_params(s)
 
 
 def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = BURN_IN,
-           draws: int = DRAWS, states: int | None = None) -> Draws:
+           draws: int = DRAWS, states: int | None = None,
+           label_error: tuple[float, float] | None = LABEL_ERROR) -> Draws:
     """Posterior draws of every row's probability of being right for ``field`` (module docstring);
-    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual)."""
+    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual); ``label_error`` the
+    Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth)."""
     states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
@@ -428,24 +495,31 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
         raise CalibrationError(f"latent posterior: label classes must be 0..3, got {bad}")
     if not open_riddles(ev).any():
         states = 1  # no riddle may leave state 0: the same draws as without states
-    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states)
+    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states, label_error)
     state = sampler.init()
     right_classes = list(RIGHT[field])
     right = np.zeros((draws, len(ev.label)))
     labelled = ev.label >= 0
     right[:, labelled] = np.isin(ev.label[labelled], right_classes)
-    alphas = np.zeros(draws)
+    alphas, errors = np.zeros(draws), np.zeros((draws, 2))
     probs = np.zeros((len(ev.label), CLASSES))
-    predicted = np.zeros(len(ev.label))
+    with_label = np.zeros((len(ev.label), CLASSES)) if label_error is not None else None
+    classes_mean, predicted = np.zeros((len(ev.label), CLASSES)), np.zeros(len(ev.label))
     for _ in range(burn_in):
         sampler.sweep(state, None)
     for d in range(draws):
-        sampler.sweep(state, probs)
+        sampler.sweep(state, probs, with_label)
+        classes_mean += probs
         p_right = probs[:, right_classes].sum(axis=1)
         right[d, ~labelled] = p_right[~labelled]
         predicted += p_right
+        if with_label is not None:
+            right[d, labelled] = with_label[labelled][:, right_classes].sum(axis=1)
         alphas[d] = state.alpha
-    return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1))
+        if state.error is not None:
+            errors[d] = state.error
+    return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1),
+                 classes=classes_mean / max(draws, 1), label_error=errors)
 
 
 def count_pmf(right: FloatArray) -> FloatArray:

@@ -14,10 +14,18 @@ For model m and bin v: ``eta_mv = logit(mean of predicted[i] over m's rows i in 
 prediction of each row without its own label (:attr:`sideways.scoring.latent_class.Draws.predicted`);
 then :func:`sideways.scoring.hierarchy.spread_weights` weighs the (kappa, sigma) grid by every
 model's own labels and :func:`sideways.scoring.hierarchy.prior_counts` gives the interval.
+
+Labels may be wrong (the annotator is one more rater of the latent-class model): each of m's labelled rows
+gets P(right | its label, its verdicts, the other providers' labels) from the fit that hid its provider's
+labels (:func:`sideways.scoring.latent_class.label_posterior`), kept in the prior
+(:attr:`sideways.scoring.hierarchy.Prior.labelled`), and the labelled rows' count is their Poisson-binomial,
+convolved into the count, not the labels' sum; the paired draws read the same probabilities. The bins'
+update still counts each label as an observation of its bin's rate.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -33,10 +41,13 @@ Bin = tuple[int, int]
 
 def latent_priors(
     models: Sequence[str], bins: Sequence[Bin], predicted: FloatArray, labels: Sequence[bool | None],
-    providers: Mapping[str, str],
+    providers: Mapping[str, str], label_right: FloatArray | None = None, riddles: Sequence[str] | None = None,
 ) -> dict[str, Prior]:
     """model -> its :class:`~sideways.scoring.hierarchy.Prior` from per-row ``models``, ``bins``,
-    ``predicted`` (P(right) without the row's label) and ``labels`` (True/False, None when unlabelled)."""
+    ``predicted`` (P(right) without the row's label) and ``labels`` (True/False, None when unlabelled);
+    ``label_right``: per row, P(right) given its label too, with ``riddles`` the rows' riddles (read at the
+    labelled rows: their count is then uncertain, :attr:`~sideways.scoring.hierarchy.Prior.labelled`; None: a
+    label is the truth)."""
     names = sorted(set(models))
     all_bins = sorted(set(bins), key=lambda b: b[0] / b[1])
     mi = {m: i for i, m in enumerate(names)}
@@ -55,8 +66,16 @@ def latent_priors(
     prov = np.array([providers[m] for m in names])
     pool_rows = np.stack([size[prov != prov[i]].sum(axis=0) for i in range(len(names))]) if names else size
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
+    own: dict[str, dict[str, float]] = {m: {} for m in names}
+    if label_right is not None:
+        if riddles is None:
+            raise ValueError("latent_priors: label_right needs the rows' riddles")
+        for m, r, p, lab in zip(models, riddles, label_right, labels, strict=True):
+            if lab is not None:  # a label the latent-class model could not read (a field missing): the label
+                own[m][str(r)] = float(bool(lab)) if math.isnan(p) else float(p)
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
-                     {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread)
+                     {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
+                     None if label_right is None else own[m])
             for i, m in enumerate(names)}
 
 
@@ -67,10 +86,13 @@ def stream(split: str, field: str) -> str:
 
 def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
                 seed: int, stream: str) -> pd.DataFrame:
-    """(riddle_id, model, predicted) of every row with a verdict: P(right) by the latent-class model fitted
-    without the labels of the row's provider's models (one fit per provider, each seeded by ``seed``,
-    ``stream`` and the provider), so that a model's own labels are counted once, in its bins' update,
-    and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6)."""
+    """(riddle_id, model, predicted, label_right) of every row with a verdict: P(right) by the latent-class
+    model fitted without the labels of the row's provider's models (one fit per provider, each seeded by
+    ``seed``, ``stream`` and the provider), so that a model's own labels are counted once, in its bins'
+    update, and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6);
+    ``label_right``, at a labelled row, P(right) given its label as well (Bayes' rule with the labels' error
+    rates of the same fit, :func:`sideways.scoring.latent_class.label_posterior`), NaN elsewhere; without that
+    column when :data:`sideways.scoring.latent_class.LABEL_ERROR` is None (labels taken as the truth)."""
     providers = jury.drop_duplicates("model").set_index("model")["provider"]
     rows = latent_class.table_evidence(jury, judgments, annotations)  # the rows do not depend on the labels
     row_provider = rows.keys["model"].map(providers).to_numpy()
@@ -78,8 +100,14 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     for provider in sorted(set(providers)):
         mine = row_provider == provider
         held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
-        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}")
-        parts.append(rows.keys[mine].assign(predicted=draws.predicted[mine]))
+        error_prior = latent_class.LABEL_ERROR  # read at call time: None takes every label for the truth
+        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior)
+        part = rows.keys[mine].assign(predicted=draws.predicted[mine])
+        if error_prior is not None:
+            label = rows.evidence.label[mine]
+            right = latent_class.label_posterior(draws.classes[mine], label, draws.label_error.mean(axis=0), field)
+            part = part.assign(label_right=np.where(label >= 0, right, np.nan))
+        parts.append(part)
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return out
 
@@ -101,7 +129,9 @@ def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.D
     g = np.gcd(votes, judges)
     bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
     providers = dict(zip(frame["model"], frame["provider"], strict=True))
-    return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers)
+    label_right = frame["label_right"].to_numpy() if "label_right" in frame.columns else None
+    return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers, label_right,
+                         frame["riddle_id"].tolist())
 
 
 def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,

@@ -201,10 +201,16 @@ def model_draws(ev: Evidence, *, seed: int, replicates: int = REPLICATES, resamp
     for model in ev.models:
         bins, lab = ev.bins[model], ev.labels[model]
         scored = bins >= 0
-        mean, rates = _rates(ev, model, replicates, seed, kappa_max, priors.get(model), counts[model])
+        prior = priors.get(model)
+        mean, rates = _rates(ev, model, replicates, seed, kappa_max, prior, counts[model])
         safe = np.maximum(bins, 0)
-        right = np.where(lab >= 0, lab == 1, _uniforms(ev, model, replicates, seed) < rates[:, safe]) & scored
-        expected = np.where(lab >= 0, (lab == 1).astype(np.float64), mean[safe] if len(mean) else 0.0) * scored
+        uniforms = _uniforms(ev, model, replicates, seed)
+        truth = (lab == 1).astype(np.float64)  # a labelled row's chance of being right: its label, or the prior's
+        if prior is not None and prior.labelled is not None:
+            truth = np.array([prior.labelled.get(r, t) if k >= 0 else t
+                              for r, t, k in zip(ev.riddles, truth, lab, strict=True)])
+        right = np.where(lab >= 0, uniforms < truth[None, :], uniforms < rates[:, safe]) & scored
+        expected = np.where(lab >= 0, truth, mean[safe] if len(mean) else 0.0) * scored
         right_all = np.vstack([expected[None, :], right.astype(np.float64)])
         total = (w * scored).sum(axis=1)
         out[model] = np.divide((w * right_all).sum(axis=1), total, out=np.full(len(total), np.nan), where=total > 0)
