@@ -111,8 +111,8 @@ def write_arrow(table: pa.Table, schema: TableSchema, path: str | Path, inputs: 
     for the same rows, however many chunks the table is in. The exam detail of millions of rows is
     put together this way from the previous run's rows and the new ones, not converted to Python
     strings and back (about 1.5 s a million rows)."""
-    if not table.schema.equals(schema.arrow(), check_metadata=False):
-        raise SchemaError(f"{path}: {schema.name} table of other types: {table.schema}")
+    if not conformed_arrow(table, schema):
+        raise SchemaError(f"{path}: {schema.name} table of other types, or null where none is allowed: {table.schema}")
     atomic_write_bytes(path, _arrow_bytes(table.combine_chunks(), schema, inputs))
 
 

@@ -32,15 +32,9 @@ def _lock_key(lock: Path) -> tuple[str, int, int] | None:
     return str(lock.resolve()), stat.st_mtime_ns, stat.st_size
 
 
-def _lock_stages(lock: Path) -> dict[str, Any]:
-    """The ``stages`` of ``lock`` ({} without a lock), parsed once per version of the file: the
-    dry run asks for every paid stage of a lock that grows with the models."""
-    key = _lock_key(lock)
-    return {} if key is None else _parsed_stages(*key)
-
-
 @functools.lru_cache(maxsize=4)
 def _parsed_stages(path: str, mtime_ns: int, length: int) -> dict[str, Any]:
+    """The ``stages`` of one version of the lock at ``path``, parsed once (:func:`_lock_key`)."""
     try:
         data: Any = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
@@ -51,16 +45,11 @@ def _parsed_stages(path: str, mtime_ns: int, length: int) -> dict[str, Any]:
 Outs = tuple[tuple[Path, str], ...]
 
 
-def _stage_outs(stage: str, lock: Path) -> Outs:
-    """``(where, md5)`` of every output the lock records for ``stage``, ``where`` resolved."""
-    key = _lock_key(lock)
-    return () if key is None else _outs_of(*key, stage)
-
-
 @functools.lru_cache(maxsize=32)
 def _outs_of(path: str, mtime_ns: int, length: int, stage: str) -> Outs:
-    """:func:`_stage_outs`, worked out once per version of the lock and stage: a coarse stage asks
-    for three files of each of its 800 jobs at 200 models (10 s when each resolved every path)."""
+    """``(where, md5)`` of every output the lock records for ``stage``, ``where`` resolved, worked out
+    once per version of the lock (:func:`_lock_key`) and stage: a coarse stage asks for three files
+    of each of its 800 jobs at 200 models (10 s when each resolved every path)."""
     root = Path(path).parent  # lock paths are relative to the lock's folder
     outs = (_parsed_stages(path, mtime_ns, length).get(stage) or {}).get("outs") or []
     return tuple(((root / str(out.get("path", ""))).resolve(), md5) for out in outs
@@ -75,10 +64,13 @@ def recorded_md5(stage: str, output: Path, lock: Path = Path("dvc.lock")) -> str
     A lock written before the exam's jobs moved into predict and judge records their outputs
     under the stages they had (exam_predict, exam_judge): those entries are read next, so the
     first run after the move pays nothing already paid (docs/design.md, "Every batch in flight")."""
+    key = _lock_key(lock)
+    if key is None:
+        return None
     former = [kind for kind, now in paths.EXAM_JOB_STAGE.items() if now == stage]
     wanted = output.resolve()
     for name in (stage, *former):
-        md5 = _entry_md5(_stage_outs(name, lock), wanted, lock)
+        md5 = _entry_md5(_outs_of(*key, name), wanted, lock)
         if md5 is not None:
             return md5
     return None
@@ -98,8 +90,9 @@ def recorded_manifest(stage: str, folder: Path, lock: Path = Path("dvc.lock")) -
     """relpath inside ``folder`` -> md5 of every file ``lock`` records for the directory output
     ``folder`` of ``stage`` ({}: no such entry, or this clone lacks its manifest): one lookup for a
     folder of thousands of files (the report's exam replies), instead of one :func:`recorded_md5` each."""
+    key = _lock_key(lock)
     wanted = folder.resolve()
-    for where, md5 in _stage_outs(stage, lock):
+    for where, md5 in () if key is None else _outs_of(*key, stage):
         if md5.endswith(".dir") and where == wanted:
             return _manifest(md5, lock.parent)
     return {}

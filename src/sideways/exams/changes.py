@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from sideways.exams.results import model_spans
 from sideways.exams.tie_matrix import pair_intervals, value_table
 from sideways.scoring.verdicts import tie_groups
 
@@ -130,6 +130,21 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
     return rows, problems
 
 
+def _model_spans(column: pd.Series, names: Sequence[str]) -> tuple[np.ndarray | None, dict[str, tuple[int, int]]]:
+    """Where each model of ``names`` (sorted; every model of ``column``) has its rows: ``(a, b)``,
+    rows ``a`` to ``b`` of the frame once put in ``order`` (None: as it is: exam_score writes the
+    detail sorted by model; else a stable sort by model). Integer codes, never 2.8 million names
+    compared as Python objects."""
+    codes = pd.Index(list(names)).get_indexer(pd.Index(column.astype(str)))
+    order = None
+    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+    places = np.arange(len(names))
+    starts, ends = np.searchsorted(codes, places, side="left"), np.searchsorted(codes, places, side="right")
+    return order, {str(m): (int(a), int(b)) for m, a, b in zip(names, starts, ends, strict=True)}
+
+
 def exam_tie_groups(detail: pd.DataFrame, metric: str = "exam_score") -> dict[str, str]:
     """Each model's tie groups on ``metric`` (``"1"``, ``"1,2"``): models in order of the metric,
     a pair apart when the 95% interval of its paired per-question difference (clustered by
@@ -149,7 +164,7 @@ def exam_ties(detail: pd.DataFrame, metric: str = "exam_score",
     """
     every = _value_rows(detail, metric)
     models = sorted(str(m) for m in detail["model"].unique())  # a hash pass, not 2.8 million str()
-    keep, span = model_spans(every["model"], models)
+    keep, span = _model_spans(every["model"], models)
     if keep is not None:
         every = every.iloc[keep]
     x, w = every["x"].to_numpy(dtype=float), every["w"].to_numpy(dtype=float)

@@ -9,10 +9,8 @@ out of the means (the stage that asked fails above ``requests.max_failure_share`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from sideways.artifacts.schema import EXAM_DETAIL, records, records_by
@@ -38,21 +36,6 @@ def detail_table(items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.Data
         rows.append(base | (_mcq(item, p) if item["kind"] == "mcq" else _short(graded, p)))
     df = pd.DataFrame(rows, columns=EXAM_DETAIL.names)
     return df.sort_values(["model", "item_id"]).reset_index(drop=True)
-
-
-def model_spans(column: pd.Series, names: Sequence[str]) -> tuple[np.ndarray | None, dict[str, tuple[int, int]]]:
-    """Where each model of ``names`` (sorted; every model of ``column``) has its rows: ``(a, b)``,
-    rows ``a`` to ``b`` of the frame once put in ``order`` (None: as it is: exam_score writes the
-    detail sorted by model; else a stable sort by model). Integer codes, never 2.8 million names
-    compared as Python objects."""
-    codes = pd.Index(list(names)).get_indexer(pd.Index(column.astype(str)))
-    order = None
-    if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):
-        order = np.argsort(codes, kind="stable")
-        codes = codes[order]
-    places = np.arange(len(names))
-    starts, ends = np.searchsorted(codes, places, side="left"), np.searchsorted(codes, places, side="right")
-    return order, {str(m): (int(a), int(b)) for m, a, b in zip(names, starts, ends, strict=True)}
 
 
 def _cost(rows: list[dict[str, Any]]) -> float | None:
