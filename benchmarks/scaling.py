@@ -5,12 +5,12 @@ Usage:
 
 For each N, in a temporary copy of this project (the files git would ship, a new git repository,
 DVC's config and site cache and the Hugging Face caches under the copy, offline), with N
-simulated models (copies of the sim entries of params.yaml under new keys), it times:
+simulated models (copies of the project's sim models under new keys), it times:
 - full: `dvc repro` from nothing;
 - commands: the same stage commands run directly, without DVC, in dvc.yaml order (dvc.lock's
   order), on a second fresh copy: what our code costs by itself;
 - no-op: `dvc repro` again; status: `dvc status`;
-- add one: `dvc repro` after adding one more simulated model to params.yaml;
+- add one: `dvc repro` after adding one more simulated model (to models.yaml);
 - per model: full / N;
 - peak: the largest resident memory of the full repro's process tree (DVC and its stage, MB),
   sampled every 0.2 s;
@@ -171,25 +171,41 @@ def mcq_exam(n: int) -> dict[str, Any]:
         for i in range(n)]}
 
 
+def models_path(repo: Path) -> Path:
+    """The file whose ``models:`` holds the project's models: models.yaml when params.yaml names it
+    (the default: docs/performance.md), else params.yaml itself."""
+    named = yaml.safe_load((repo / "params.yaml").read_text())["models"] == "models.yaml"
+    return repo / ("models.yaml" if named else "params.yaml")
+
+
+def edit_models(repo: Path, change: Any) -> None:
+    """Apply ``change`` (models mapping -> new mapping) where the project keeps its models."""
+    path = models_path(repo)
+    data = yaml.safe_load(path.read_text())
+    data["models"] = change(data["models"])
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
 def project(dest: Path, n: int, exam: int = 0) -> Path:
     """A fresh, committed copy of the project with ``n`` simulated models (and ``exam`` more questions)."""
     repo = copy_project(dest)
-    params = yaml.safe_load((repo / "params.yaml").read_text())
-    params["models"] = sim_models(params, n)
+    edit_models(repo, lambda models: sim_models({"models": models}, n))
     if exam:
+        params = yaml.safe_load((repo / "params.yaml").read_text())
         (repo / "data/exams/scaling.json").write_text(json.dumps(mcq_exam(exam)))
         params["exams"]["mmlu"] = {**params["exams"]["demo"], "path": "data/exams/scaling.json"}
-    (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "start"]):
         timed(repo, *cmd)
     return repo
 
 
 def add_one(repo: Path) -> None:
-    params = yaml.safe_load((repo / "params.yaml").read_text())
-    first_key, first = next(iter(params["models"].items()))
-    params["models"][f"{first_key}-added"] = dict(first)
-    (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    def added(models: dict[str, Any]) -> dict[str, Any]:
+        first_key, first = next(iter(models.items()))
+        return {**models, f"{first_key}-added": dict(first)}
+
+    edit_models(repo, added)
 
 
 def commands_alone(root: Path, n: int, exam: int, lock: dict[str, Any]) -> float:

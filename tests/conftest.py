@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.browser import INSTALL_HINT, find_chromium, launched_chromium
 from sideways.artifacts.schema import RIDDLES, conform
 from sideways.testing.openai_server import Behaviour, FakeServer
@@ -55,7 +54,7 @@ def riddles() -> pd.DataFrame:
 
 @pytest.fixture
 def default_params() -> dict:
-    return copy.deepcopy(yaml.safe_load((ROOT / "params.yaml").read_text()))
+    return copy.deepcopy(project_params())
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ Usage: python reproductions/layton-eval/main_pipeline.py PROJECT [--ppi-file FIL
 
 PROJECT is a copy of this repository (a clone, or `git worktree add`). The script rewrites its
 params.yaml (riddles, splits, models, jury, annotations, calibration, exams; the rest is kept) and
-writes the files they name, all derived from the vendored calibration file
-(data/layton-eval-ppi-llm.figures.jsonl) by sideways.layton_eval.project:
+models.yaml (when params.yaml names it, as by default), and writes the files they name, all
+derived from the vendored calibration file (data/layton-eval-ppi-llm.figures.jsonl) by
+sideways.layton_eval.project:
 
 - data/riddles/layton-eval.jsonl: its 186 riddle ids, texts marked as placeholders (riddles.source: demo);
 - data/replay/models/<key>.jsonl: each of the 9 models' predictions (backend: replay, takes: [llm]);
@@ -50,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
         atomic_write_bytes(args.project / name, text.encode("utf-8"))
     header = f"# Written by reproductions/layton-eval/main_pipeline.py from {args.ppi_file.name}: replay only.\n"
-    atomic_write_bytes(params_path, (header + yaml.safe_dump(project.params, sort_keys=False)).encode("utf-8"))
+    params = dict(project.params)
+    if base.get("models") == "models.yaml":  # the models go where params.yaml says they live
+        models = yaml.safe_dump({"models": params["models"]}, sort_keys=False)
+        atomic_write_bytes(args.project / "models.yaml", (header + models).encode("utf-8"))
+        params["models"] = "models.yaml"
+    atomic_write_bytes(params_path, (header + yaml.safe_dump(params, sort_keys=False)).encode("utf-8"))
     print(f"{args.project}: {len(project.params['models'])} replay models, "
           f"{len(project.params['jury']['pool'])} replay judges, {len(project.files)} files")
     return 0

@@ -58,14 +58,14 @@ def test_help_shows_no_developer_docstring(capsys):
 
 
 def test_cache_stats_on_an_empty_cache_says_so(tmp_path, monkeypatch, capsys):
-    shutil.copy(ROOT / "params.yaml", tmp_path)
+    _copy_params(tmp_path)
     monkeypatch.chdir(tmp_path)
     assert main(["cache", "stats"]) == 0
     assert capsys.readouterr().out == "cache: .sideways/cache is empty: no request to a real model has been answered yet\n"
 
 
 def test_check_accepts_the_default_params_and_names_a_dotted_model_key(tmp_path, monkeypatch, capsys):
-    shutil.copy(ROOT / "params.yaml", tmp_path)
+    _copy_params(tmp_path)
     (tmp_path / "data").symlink_to(ROOT / "data")  # the exam file params.yaml names: check reads it
     monkeypatch.chdir(tmp_path)
     assert main(["check"]) == 0
@@ -73,18 +73,25 @@ def test_check_accepts_the_default_params_and_names_a_dotted_model_key(tmp_path,
     _dotted_model(tmp_path / "params.yaml")
     assert main(["check"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("sideways check: error: params.yaml: models.gpt-5.1: key must not contain a dot")
+    assert err.startswith("sideways check: error: models.yaml: models.gpt-5.1: key must not contain a dot")
     assert len(err.splitlines()) == 1
 
 
+def _copy_params(dest: Path) -> None:
+    """params.yaml and the models.yaml it names."""
+    for name in ("params.yaml", "models.yaml"):
+        shutil.copy(ROOT / name, dest)
+
+
 def _dotted_model(path: Path) -> None:
-    params = yaml.safe_load(path.read_text())
-    params["models"]["gpt-5.1"] = params["models"].pop("atlas-mini")
-    path.write_text(yaml.safe_dump(params))
+    """A dot in a model key of models.yaml, beside the params file ``path``."""
+    models = yaml.safe_load((path.parent / "models.yaml").read_text())
+    models["models"]["gpt-5.1"] = models["models"].pop("atlas-mini")
+    (path.parent / "models.yaml").write_text(yaml.safe_dump(models))
 
 
 def _project_with_splits(tmp_path: Path) -> Path:
-    shutil.copy(ROOT / "params.yaml", tmp_path)
+    _copy_params(tmp_path)
     for split in ("llm", "vlm"):
         (tmp_path / "data/split").mkdir(parents=True, exist_ok=True)
         write_table(make_riddles(8, split), RIDDLES, tmp_path / f"data/split/{split}.parquet")
@@ -107,7 +114,7 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path, args):
                     reason="needs make and the sideways script beside this interpreter")
 def test_make_repro_names_a_dotted_model_key_before_dvc_reads_params(tmp_path):
     """Without the check, DVC reads params.yaml first: "Parameters 'models.gpt-5.1' are missing"."""
-    for name in ("Makefile", "params.yaml", "dvc.yaml", "pyproject.toml", "scripts/find_python.sh"):
+    for name in ("Makefile", "params.yaml", "models.yaml", "dvc.yaml", "pyproject.toml", "scripts/find_python.sh"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     _dotted_model(tmp_path / "params.yaml")
@@ -118,7 +125,7 @@ def test_make_repro_names_a_dotted_model_key_before_dvc_reads_params(tmp_path):
     proc = subprocess.run(["make", "repro", f"VENV={BIN.parent}", f"STAMP={stamp}"], cwd=tmp_path,
                           env=environ, capture_output=True, text=True)
     assert proc.returncode != 0
-    assert "sideways check: error: params.yaml: models.gpt-5.1: key must not contain a dot" in proc.stderr
+    assert "sideways check: error: models.yaml: models.gpt-5.1: key must not contain a dot" in proc.stderr
     assert "dvc repro" not in proc.stdout and "are missing" not in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -129,10 +136,10 @@ def test_make_repro_names_a_dotted_model_key_before_dvc_reads_params(tmp_path):
 ])
 def test_a_stage_given_a_typo_prints_one_line_not_a_traceback(tmp_path, stage, edit):
     repo = _project_with_splits(tmp_path)
-    params = yaml.safe_load((repo / "params.yaml").read_text())
-    edit(params["models"]["atlas-mini"])
-    (repo / "params.yaml").write_text(yaml.safe_dump(params))
+    models = yaml.safe_load((repo / "models.yaml").read_text())
+    edit(models["models"]["atlas-mini"])
+    (repo / "models.yaml").write_text(yaml.safe_dump(models))
     proc = subprocess.run([sys.executable, str(ROOT / "stages" / f"{stage}.py")],
                           cwd=repo, env=env(repo, src=ROOT / "src"), capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: params.yaml: models.atlas-mini.skil") and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith("error: models.yaml: models.atlas-mini.skil") and len(proc.stderr.splitlines()) == 1

@@ -60,7 +60,7 @@ def assert_changes_add_up(out: dict) -> None:
 
 
 def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
-    run(project, "dvc", "exp", "run", "-S", "models.atlas-mini.skill=0.9")
+    run(project, "dvc", "exp", "run", "-S", "models.yaml:models.atlas-mini.skill=0.9")
     out = diff_json(project)
     assert_only_atlas_mini_up(out)
     assert_changes_add_up(out)
@@ -78,8 +78,8 @@ def test_the_readme_experiment_marks_atlas_mini_up_and_nothing_else(project):
 
 
 def test_between_two_experiment_names(project):
-    run(project, "dvc", "exp", "run", "-n", "weak", "-S", "models.atlas-mini.skill=0.6")
-    run(project, "dvc", "exp", "run", "-n", "strong", "-S", "models.atlas-mini.skill=0.9")
+    run(project, "dvc", "exp", "run", "-n", "weak", "-S", "models.yaml:models.atlas-mini.skill=0.6")
+    run(project, "dvc", "exp", "run", "-n", "strong", "-S", "models.yaml:models.atlas-mini.skill=0.9")
     assert_only_atlas_mini_up(diff_json(project, "weak", "strong"))
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from helpers.exams import items, short
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
@@ -22,7 +21,8 @@ from sideways.exams.answer import exam_predictions
 def project(tmp_path, monkeypatch):
     """A project whose atlas-mini has answered 12 short answers (the first 4 judge-anthropic's)."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())
+    for name in ("params.yaml", "models.yaml"):
+        (tmp_path / name).write_text((ROOT / name).read_text())
     table = items([short(f"s{i:02d}", f"Why {i}?", rubric=["one", "two", "three"], points=3) for i in range(12)])
     write_table(table, EXAM_ITEMS, paths.exam_items("demo"))
     model = load_params().model("atlas-mini")
@@ -62,7 +62,6 @@ def test_a_judge_of_the_models_own_provider_is_refused(project, capsys):
 
 
 def test_without_predictions_it_says_which_stage_to_run(project, capsys):
-    params = yaml.safe_load((project / "params.yaml").read_text())
-    assert "quill-max" in params["models"]
+    assert "quill-max" in project_params(project)["models"]
     assert main(["judge-compare", "--model", "quill-max"]) == 2
     assert "run `dvc repro predict` first" in capsys.readouterr().err

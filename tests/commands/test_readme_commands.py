@@ -51,7 +51,7 @@ def readme_commands() -> list[str]:
 
 def test_the_readme_commands_are_known():
     commands = readme_commands()
-    assert "dvc exp run -S models.atlas-mini.skill=0.9" in commands
+    assert "dvc exp run -S models.yaml:models.atlas-mini.skill=0.9" in commands
     assert "dvc metrics show metrics/exams.json" not in commands  # thousands of columns: the headline instead
     assert not [c for c in NOT_RUN if c not in commands], "NOT_RUN names a command the README no longer shows"
     assert all(c in (ROOT / "README.md").read_text() for c in IN_PROSE)

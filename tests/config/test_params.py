@@ -294,15 +294,18 @@ def test_a_key_twice_in_one_mapping_is_refused_in_one_line(tmp_path, where):
 
     from helpers import ROOT
 
-    lines = (ROOT / "params.yaml").read_text().splitlines(keepends=True)
+    name = "models.yaml" if where == "models" else "params.yaml"  # the models live in models.yaml
+    for other in ("params.yaml", "models.yaml"):
+        (tmp_path / other).write_text((ROOT / other).read_text())
+    lines = (ROOT / name).read_text().splitlines(keepends=True)
     if where == "models":
         at = next(i for i, line in enumerate(lines) if line.startswith("  tide-open:"))
     else:
         at = next(i for i, line in enumerate(lines) if line.strip() == "pool:") + 1  # the pool's first judge
     lines.insert(at + 1, lines[at])
-    path = tmp_path / "params.yaml"
+    path = tmp_path / name
     path.write_text("".join(lines))
-    proc = subprocess.run([sys.executable, "-m", "sideways.cli", "check", "--params", str(path)],
+    proc = subprocess.run([sys.executable, "-m", "sideways.cli", "check", "--params", str(tmp_path / "params.yaml")],
                           capture_output=True, text=True, cwd=tmp_path)
     key = lines[at].split(":")[0].strip()
     assert proc.returncode == 2 and proc.stdout == ""

@@ -13,11 +13,12 @@ from dvc.utils.hydra import apply_overrides
 from helpers import ROOT
 
 
-@pytest.mark.parametrize("override", ["models.atlas-mini.skill=0.9", "calibration.interval=published",
+@pytest.mark.parametrize("override", ["models.yaml:models.atlas-mini.skill=0.9", "calibration.interval=published",
                                       "exams.demo.strategy=baseline", "jury.pool.judge-gemini.sensitivity=0.8"])
 def test_dvc_exp_run_set_param_changes_one_line(tmp_path, override):
-    path = tmp_path / "params.yaml"
-    shutil.copy(ROOT / "params.yaml", path)
+    name, _, override = override.rpartition(":")
+    path = tmp_path / (name or "params.yaml")
+    shutil.copy(ROOT / path.name, path)
     before = path.read_text().splitlines()
     apply_overrides(path, [override])  # what `dvc exp run -S` calls on params.yaml
     after = path.read_text().splitlines()
@@ -28,8 +29,9 @@ def test_dvc_exp_run_set_param_changes_one_line(tmp_path, override):
     assert len(changed) == 2 and changed[1][1:].strip().startswith(f"{key}: {value}"), changed
 
 
-def test_params_yaml_has_no_trailing_space_and_no_flow_mapping_past_80_columns():
-    for number, line in enumerate((ROOT / "params.yaml").read_text().splitlines(), 1):
-        assert line == line.rstrip(), f"params.yaml:{number} ends in a space"
-        assert not ("{" in line.split("#")[0] and len(line) > 80), f"params.yaml:{number}: ruamel re-wraps it"
-        assert "[" not in line.split("#")[0], f"params.yaml:{number}: DVC rewrites every list as a block list"
+@pytest.mark.parametrize("name", ["params.yaml", "models.yaml"])
+def test_params_yaml_has_no_trailing_space_and_no_flow_mapping_past_80_columns(name):
+    for number, line in enumerate((ROOT / name).read_text().splitlines(), 1):
+        assert line == line.rstrip(), f"{name}:{number} ends in a space"
+        assert not ("{" in line.split("#")[0] and len(line) > 80), f"{name}:{number}: ruamel re-wraps it"
+        assert "[" not in line.split("#")[0], f"{name}:{number}: DVC rewrites every list as a block list"

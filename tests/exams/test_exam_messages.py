@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.hub_exams import gpqa_rows, write_gpqa_csv
 from sideways.cli import main
 from sideways.config.hub_columns import PRESETS
@@ -38,7 +38,7 @@ def test_a_latin1_csv_names_the_file_line_and_byte(tmp_path):
 
 
 def _params(tmp_path, exams):
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data = project_params()
     data["exams"] = exams
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -8,7 +8,7 @@ import copy
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.exams import exam_data, items, mcq, short
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, write_table
@@ -24,7 +24,7 @@ from sideways.planning.plan import plan_exam
 @pytest.fixture
 def params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    data = copy.deepcopy(yaml.safe_load((ROOT / "params.yaml").read_text()))
+    data = copy.deepcopy(project_params())
     quiz = [mcq("q1", "One?"), mcq("q2", "Two?")]
     mixed = [mcq("m1", "One?"), short("s1", "Say why.")]
     for key, questions in (("quiz", quiz), ("mixed", mixed)):

@@ -3,6 +3,7 @@ exam, and of a removed exam (exam_score depends on their folders)."""
 
 from __future__ import annotations
 
+from helpers import project_params
 from sideways.artifacts import paths
 from sideways.artifacts.orphans import orphans
 
@@ -28,10 +29,9 @@ def test_prune_says_which_exam_or_model_is_gone_in_one_line_each(tmp_path, monke
     """`exams: {}` leaves the exam's files of every model: the exam is gone, not the models."""
     import yaml
 
-    from helpers import ROOT
     from sideways.cli import main
 
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data = project_params()
     data["exams"] = {}
     data["models"].pop("tide-open")
     data["models"]["atlas-mini"]["takes"] = ["llm"]

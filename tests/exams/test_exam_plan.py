@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.exams import items, mcq, short
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
@@ -20,7 +20,7 @@ EXAM = "demo"
 
 def test_planned_exam_calls_are_the_calls_sent(server, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     params["models"] = {"local": {"backend": "openai-compatible", "provider": "local", "name": "local-1",
                                   "base_url": server.base_url}}
     for judge in params["jury"]["pool"].values():

@@ -17,7 +17,19 @@ Fixtures (``riddles``, ``default_params``, ``server``, ``browser``) live in ``te
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 # The published LLM calibration file, vendored with its licence (reproductions/layton-eval/data/README.md).
 PPI_LLM_FILE = ROOT / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
+
+
+def project_params(root: Path = ROOT) -> dict[str, Any]:
+    """``root``'s params.yaml as a mapping, the models of models.yaml inline when it names that
+    file (``models: models.yaml``, the default): what a test edits and writes back as params.yaml."""
+    data = yaml.safe_load((root / "params.yaml").read_text())
+    if data.get("models") == "models.yaml":
+        data["models"] = yaml.safe_load((root / "models.yaml").read_text())["models"]
+    return data

@@ -13,6 +13,7 @@ repository's code.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -24,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 
 BIN = Path(sys.executable).parent
 
@@ -115,9 +116,16 @@ def repro(repo: Path, *args: str) -> set[str]:
 
 
 def edit_params(repo: Path, change: Callable[[dict], None]) -> None:
+    """Apply ``change`` to the copy's params (models inline, :func:`helpers.project_params`) and
+    write them back where they came from: models.yaml is rewritten only when the models changed."""
     path = repo / "params.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = project_params(repo)
+    models = copy.deepcopy(data["models"])
     change(data)
+    if yaml.safe_load(path.read_text()).get("models") == "models.yaml":
+        if data["models"] != models:
+            (repo / "models.yaml").write_text(yaml.safe_dump({"models": data["models"]}, sort_keys=False))
+        data["models"] = "models.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
@@ -153,7 +161,7 @@ def new_repo(dest: Path, change: Callable[[dict], None] | None = None) -> Path:
 def make_project(root: Path, riddles: dict[str, Any], overrides: str = "{}\n") -> Path:
     """A project directory (no code, no git) holding this repository's params.yaml with ``riddles``
     merged into its ``riddles`` section, and ``overrides`` as data/curation/overrides.yaml."""
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     params["riddles"] = {**params["riddles"], **riddles}
     root.mkdir(parents=True, exist_ok=True)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

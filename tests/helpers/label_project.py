@@ -24,7 +24,7 @@ import pandas as pd
 import yaml
 from PIL import Image
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import JURY, PREDICTIONS, RIDDLES, conform
 
@@ -57,7 +57,7 @@ def default_votes(riddle: int, model: str) -> int:
 def label_project(root: Path, n_riddles: int = 6, votes: Callable[[int, str], int] = default_votes,
                   annotations: dict[str, Any] | None = None) -> Path:
     """The project directory (``root``), ready for ``sideways annotate serve --split llm``."""
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     params["splits"] = ["llm"]
     params["models"] = {k: v for k, v in params["models"].items() if k in MODELS}
     params["annotations"] = {**params["annotations"], "source": "file", **(annotations or {})}

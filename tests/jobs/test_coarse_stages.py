@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from conftest import make_riddles
-from helpers import ROOT
-from helpers.harness import env, jobs_ran, jobs_reused, no_exam
+from helpers import ROOT, project_params
+from helpers.harness import edit_params, env, jobs_ran, jobs_reused, no_exam
 from sideways.artifacts.failures import mark_retry, read_failures, retry_marker
 from sideways.artifacts.fingerprint import code_digest
 from sideways.artifacts.io import table_inputs, write_table
@@ -33,7 +33,7 @@ MODELS = ("atlas-large", "nimbus-pro", "tide-open")
 
 
 def project(root: Path) -> Path:
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     params["models"] = {k: params["models"][k] for k in MODELS}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     for split in ("llm", "vlm"):
@@ -55,9 +55,7 @@ def files(repo: Path) -> dict[str, bytes]:
 
 
 def edit(repo: Path, change) -> None:
-    params = yaml.safe_load((repo / "params.yaml").read_text())
-    change(params)
-    (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    edit_params(repo, change)
 
 
 def test_a_rerun_reuses_every_job_and_a_changed_model_reruns_only_its_jobs(tmp_path):

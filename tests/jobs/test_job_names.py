@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.artifacts import paths
 from sideways.artifacts.orphans import orphans
 from sideways.jobs.names import job_name
@@ -43,7 +43,7 @@ def test_old_layout_cost_files_and_those_of_pairs_no_model_takes_are_orphans(tmp
 
 
 def check(tmp_path, change) -> subprocess.CompletedProcess[str]:
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     change(params)
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(params, sort_keys=False))

@@ -6,9 +6,8 @@ import json
 
 import pandas as pd
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.annotation.labels import read_label_file
 from sideways.config.params import parse_params
 from sideways.core.errors import SchemaError
@@ -27,7 +26,7 @@ def ppi() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def project(ppi):
-    return replay_project(ppi, yaml.safe_load((ROOT / "params.yaml").read_text()))
+    return replay_project(ppi, project_params())
 
 
 def test_every_model_gets_its_published_panel_by_the_pipelines_rule(ppi, project):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.request_layer import context, make_riddles, model_spec
 from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.config.params import parse_params
@@ -67,7 +66,7 @@ def test_a_run_stops_within_one_request_of_the_cap_and_the_rest_is_sent_once_lat
 
 
 def test_a_per_model_cap_must_name_a_model():
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data = project_params()
     data["requests"]["max_cost_usd_per_model"] = {"nobody": 1.0}
     with pytest.raises(ParamsError, match="requests.max_cost_usd_per_model.nobody: not a model"):
         parse_params(data)

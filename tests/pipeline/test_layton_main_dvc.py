@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import harness
+from helpers import harness, project_params
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,8 @@ def published_columns(board: dict, models: dict) -> dict[str, dict]:
 def test_main_pipeline_rebuilds_the_published_table(tmp_path):
     repo = harness.copy_project(tmp_path / "repo")
     harness.run(repo, "python", str(LAYTON / "main_pipeline.py"), ".")
-    params = yaml.safe_load((repo / "params.yaml").read_text())
+    assert yaml.safe_load((repo / "params.yaml").read_text())["models"] == "models.yaml"
+    params = project_params(repo)
     assert {m["backend"] for m in params["models"].values()} == {"replay"}
     assert {tuple(m["takes"]) for m in params["models"].values()} == {("llm",)}
     assert {j["backend"] for j in params["jury"]["pool"].values()} == {"replay"}

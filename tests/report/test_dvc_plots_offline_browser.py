@@ -18,7 +18,7 @@ import pytest
 import yaml
 from report_tables import params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from helpers.browser import ConsoleLog
 from sideways.report.analytics import calibration_bins
 from sideways.scoring.leaderboard import plot_rows
@@ -45,7 +45,7 @@ def plots_page(tmp_path_factory) -> Path:
     for t in (ROOT / "plots").glob("*.json"):
         _copy(t, project)
     (project / "dvc.yaml").write_text(yaml.safe_dump({"plots": yaml.safe_load((ROOT / "dvc.yaml").read_text())["plots"]}))
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     for split in params.splits:
         t = split_tables(params, split, 30)
         data = {f"scores_{split}.json": plot_rows(rank_leaderboard(t.scores)),

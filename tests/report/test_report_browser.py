@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from report_tables import XSS_ANSWER, XSS_JUSTIFICATION, params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.browser import ConsoleLog
 from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
@@ -22,7 +21,7 @@ HEADER = {"commit": "0123456789abcdef", "dirty": True, "params": "p1", "data": "
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     report = build_report({s: split_tables(params, s, 30) for s in params.splits}, params, HEADER)
     out = tmp_path_factory.mktemp("site") / "report"
     write_site(site_files(report), out)
@@ -45,7 +44,7 @@ def leaderboard(page) -> list[list[str]]:
 
 
 def test_every_model_of_params_is_in_the_leaderboard(page):
-    models = set(yaml.safe_load((ROOT / "params.yaml").read_text())["models"])
+    models = set(project_params()["models"])
     assert {m for m, _ in leaderboard(page)} == models
     assert "commit 0123456789ab" in page.inner_text("#provenance") and "dirty" in page.inner_text("#provenance")
 
@@ -135,7 +134,7 @@ def test_a_model_whose_job_failed_is_named_under_the_leaderboard(browser, tmp_pa
     """docs/design.md, "Failed jobs": the leaderboard says which model is missing and why."""
     from sideways.artifacts.failures import FailedJob
 
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     down = FailedJob("predict@gone-m-llm", "predict", "gone-m", "llm", "badco", "provider error", 503,
                      "36 of 36 items failed, the first: R1: api_error: HTTP 503: <b>service unavailable</b>")
     report = build_report({s: split_tables(params, s, 30) for s in params.splits}, params, HEADER, failed=[down])

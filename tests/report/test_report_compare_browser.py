@@ -4,10 +4,9 @@ has its own URL fragment (#leaderboard/vlm/<model>, #compare/llm/<model>, #explo
 from __future__ import annotations
 
 import pytest
-import yaml
 from report_tables import params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.browser import ConsoleLog
 from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
@@ -21,7 +20,7 @@ NOT_COMPARED = ["vlm: not compared: data/vlm/jury.parquet at HEAD~1: its data is
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     tables = {s: split_tables(params, s, 30) for s in params.splits}
     first = sorted(tables["llm"].riddles["riddle_id"])[:2]
     models = [m.key for m in params.models]

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 from report_tables import params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from sideways.report import site as site_module
 from sideways.report.analytics import calibration_bins, cohen_kappa, judge_agreement, picarats_band
 from sideways.report.build import build_report
@@ -90,7 +89,7 @@ def test_to_js_never_closes_a_script_and_image_names_follow_bytes():
 
 @pytest.fixture(scope="module")
 def report():
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     tables = {s: split_tables(params, s, 8) for s in params.splits}
     return params, tables
 

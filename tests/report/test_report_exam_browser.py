@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.browser import ConsoleLog
 from sideways.report import exam_replies
 from sideways.report.build import build_report
@@ -23,7 +22,7 @@ EXAM = "section[id='exam/exam']"
 
 
 def _site(root: Path, with_exams: bool, group: int | None = None) -> Path:
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     exams = [exam_tables(params, 30), exam_tables(params, 8, key="second")] if with_exams else []
     with pytest.MonkeyPatch.context() as patch:
         if group is not None:  # the replies of every `group` models in a file of their own
@@ -77,7 +76,7 @@ def test_the_metrics_table_shows_every_model_with_standard_errors_best_idk_score
     page = open_page(site.as_uri() + "#exam/exam")
     rows = page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr",
                                      "rs => rs.map(r => [r.dataset.model, ...[...r.cells].map(c => c.textContent)])")
-    assert {r[0] for r in rows} == set(yaml.safe_load((ROOT / "params.yaml").read_text())["models"])
+    assert {r[0] for r in rows} == set(project_params()["models"])
     idk = [float(r[3].split(" ± ")[0]) for r in rows]
     assert idk == sorted(idk, reverse=True)
     assert all(" ± " in c for r in rows for c in r[2:7])  # trad, idk, idk_freq, extract_fail, short answer
@@ -145,7 +144,7 @@ def test_a_card_joins_the_reply_files_of_every_group_of_models_and_a_chosen_mode
         page.wait_for_selector(f"{card} .verdicts")
         shown.append(page.inner_text(card))
     assert shown[0] == shown[1] and len(page.locator(f"{card} tbody tr").all()) == 6
-    models = yaml.safe_load((ROOT / "params.yaml").read_text())["models"]
+    models = project_params()["models"]
     last = list(models)[5]  # the second group's
     page = open_page(grouped_site.as_uri() + "#exam/exam")
     page.select_option(f"{EXAM} .qx-model", last)

@@ -8,10 +8,9 @@ import json
 
 import pandas as pd
 import pytest
-import yaml
 from report_tables import XSS_QUESTION, XSS_REPLY, exam_tables, params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from sideways.artifacts import paths
 from sideways.artifacts.schema import records
 from sideways.config.params import parse_params
@@ -105,7 +104,7 @@ def test_the_replies_of_each_group_of_models_are_a_file_of_their_own_joined_as_o
 
 
 def test_each_outcome_code_at_once_is_the_one_of_its_row():
-    t = exam_tables(params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), 12), 60)
+    t = exam_tables(params_with_models(project_params(), 12), 60)
     detail = t.detail.copy()
     detail.loc[::7, "status"] = "api_error"
     detail.loc[::5, "extract_fail"] = float("nan")
@@ -114,7 +113,7 @@ def test_each_outcome_code_at_once_is_the_one_of_its_row():
 
 @pytest.fixture(scope="module")
 def params():
-    return params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    return params_with_models(project_params(), None)
 
 
 def test_each_exam_has_its_page_and_its_chunk_files_and_none_without_an_exam(params):
@@ -133,7 +132,7 @@ def test_each_exam_has_its_page_and_its_chunk_files_and_none_without_an_exam(par
 
 
 def test_each_exams_tables_are_read_from_its_folders_for_the_models_that_take_it():
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data = project_params()
     data["exams"]["second"] = dict(data["exams"]["demo"])
     data["models"]["atlas-mini"]["takes"] = ["llm", "second"]
     params = parse_params(data)

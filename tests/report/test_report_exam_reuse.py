@@ -13,7 +13,7 @@ import pytest
 import yaml
 from report_tables import exam_tables, params_with_models
 
-from helpers import ROOT
+from helpers import project_params
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
@@ -29,7 +29,7 @@ def project(tmp_path, monkeypatch):
     """An exam's tables on disk for the six models of params.yaml, three groups of two."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(exam_replies, "GROUP", 2)
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     t = exam_tables(params, 30)
     models = [m.key for m in params.models]
     write_table(t.items, EXAM_ITEMS, paths.exam_items(EXAM))

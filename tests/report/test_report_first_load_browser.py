@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from report_tables import exam_tables, params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from helpers.browser import ConsoleLog
 from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
@@ -24,7 +23,7 @@ TEXT_ONLY = "atlas-large"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    base = yaml.safe_load((ROOT / "params.yaml").read_text())
+    base = project_params()
     base["models"][TEXT_ONLY]["takes"] = ["llm"]
     params = params_with_models(base, None)
     report = build_report({s: split_tables(params, s, 30) for s in params.splits}, params, HEADER,
@@ -79,7 +78,7 @@ def test_a_shared_tab_address_opens_at_the_top_as_a_click_on_the_tab_does(open_p
 def test_analytics_on_a_split_leaves_out_a_model_that_does_not_take_it(open_page):
     page = open_page("#analytics/vlm")
     page.wait_for_selector("#analytics table")
-    models = [m for m in yaml.safe_load((ROOT / "params.yaml").read_text())["models"] if m != TEXT_ONLY]
+    models = [m for m in project_params()["models"] if m != TEXT_ONLY]
     tables = page.eval_on_selector_all(
         "#analytics table", "ts => ts.map(t => [...t.tBodies[0].rows].map(r => r.cells[0].textContent))")
     by_category, by_difficulty, by_hints, answer_vs_justification = tables[:4]
@@ -97,7 +96,7 @@ def test_analytics_on_a_split_every_model_takes_says_nothing_left_out(open_page)
     page = open_page("#analytics")
     page.wait_for_selector("#analytics table")
     rows = page.eval_on_selector_all("#analytics table >> nth=0", "t => [...t[0].tBodies[0].rows].length")
-    assert rows == len(yaml.safe_load((ROOT / "params.yaml").read_text())["models"])
+    assert rows == len(project_params()["models"])
     assert "Left out" not in page.inner_text("#analytics")
 
 

@@ -11,12 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_tables import params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import project_params
 from sideways.report.build import build_report
 from sideways.report.site import site_files
 from sideways.scoring.pairwise import agrees, pairwise
@@ -27,7 +26,7 @@ HEADER = {"commit": None, "dirty": None, "params": "p", "data": "d"}
 
 @pytest.fixture(scope="module")
 def project():
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     tables = {s: split_tables(params, s, 8) for s in params.splits}
     ranked = {s: rank_leaderboard(t.scores) for s, t in tables.items()}
     # as the rank stage writes it and the report reads it back: through JSON

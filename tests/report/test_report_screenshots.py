@@ -7,11 +7,10 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 from PIL import Image
 from report_tables import exam_tables, params_with_models, split_tables
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from helpers.browser import INSTALL_HINT, find_chromium
 from sideways.report.build import build_report
 from sideways.report.site import site_files, write_site
@@ -20,7 +19,7 @@ from sideways.report.site import site_files, write_site
 def test_screenshot_tabs_shoots_every_tab_and_the_exam_page(tmp_path):
     if find_chromium() is None:
         pytest.skip(INSTALL_HINT)
-    params = params_with_models(yaml.safe_load((ROOT / "params.yaml").read_text()), None)
+    params = params_with_models(project_params(), None)
     report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params,
                           {"commit": "0123456789abcdef", "dirty": False, "params": "p1", "data": "d1"},
                           [exam_tables(params, 8)])

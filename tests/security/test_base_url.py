@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import project_params
 from sideways.config.options import _base_url
 from sideways.core.errors import ParamsError
 
@@ -29,10 +30,9 @@ def test_ordinary_base_urls_pass(url):
 def test_sideways_check_names_the_model(tmp_path, capsys):
     import yaml
 
-    from helpers.harness import ROOT
     from sideways.cli import main
 
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = project_params()
     params["models"] = {"m": {"backend": "openai-compatible", "provider": "local", "name": "x",
                               "base_url": "https://alice:sk-1234@gw.example/v1", "api_key_env": "K"}}
     path = tmp_path / "params.yaml"

@@ -28,7 +28,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.core.errors import SidewaysError
 
 EXAMPLES = {"params": 1000, "labels_jsonl": 1000, "labels_parquet": 1000, "exam": 1000, "answers": 1200,
@@ -122,7 +122,7 @@ def report_counts() -> Any:
 
 
 # -- params.yaml ------------------------------------------------------------------------------
-PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
+PARAMS = project_params()
 
 
 def test_params(work: Path) -> None:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.annotation.labels import read_label_file
 from sideways.cli import main
 from sideways.core.errors import SidewaysError
@@ -17,7 +17,7 @@ from sideways.sources.demo import load_demo
 
 
 def _params(tmp_path, **changes):
-    params = {**yaml.safe_load((ROOT / "params.yaml").read_text()), **changes}
+    params = {**project_params(), **changes}
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(params))
     return path

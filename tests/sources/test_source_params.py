@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import project_params
 from sideways.config.riddles import parse_riddles
 from sideways.core.errors import ParamsError
 
@@ -34,7 +33,7 @@ def test_scraping_requires_a_contact() -> None:
 
 
 def test_repository_params_parse_with_the_demo_path() -> None:
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())["riddles"]
+    data = project_params()["riddles"]
     p = parse_riddles(data)
     assert p.path == data["path"] and p.wiki.client.max_retries == 5
     assert parse_riddles(None).path == "data/riddles/demo.jsonl"

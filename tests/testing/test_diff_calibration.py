@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from helpers import ROOT
+from helpers import ROOT, project_params
 from sideways.sources.demo import load_demo
 from sideways.testing.changes import null_rate, power
 from sideways.testing.coverage import Setting, setting_params, slim_riddles
@@ -16,7 +15,7 @@ from sideways.testing.coverage import Setting, setting_params, slim_riddles
 
 @pytest.fixture(scope="module")
 def world():
-    base = yaml.safe_load((ROOT / "params.yaml").read_text())
+    base = project_params()
     demo = load_demo(Path(ROOT / base["riddles"]["path"]))
     llm = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
     return setting_params(base, Setting()), llm

@@ -58,6 +58,10 @@ L3SCORE_GENERATION = {"max_tokens": L3SCORE_MAX_TOKENS, "temperature": L3SCORE_T
 EXTRACT_KEY = "extract"  # the extractor's key: its requests, answers file and cost file are named by it
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 MAX_KEY = 100  # a model key names files: <key>.parquet, and .<key>.parquet.<8 random>.tmp while written
+#: ``models:`` may name this file, beside params.yaml, instead of holding the models: dvc.lock then
+#: records one line for them, not seven a model, which DVC parses and rewrites after every stage
+#: (docs/performance.md); predict depends on the file in dvc.yaml.
+MODELS_FILE = "models.yaml"
 _TOP_KEYS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams", "requests",
              "prices")
 
@@ -187,23 +191,41 @@ class Params:
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:
-    """Read and validate ``path``."""
+    """Read and validate ``path`` (and :data:`MODELS_FILE` beside it when ``models:`` names it)."""
+    data, models_source = raw_params(path)
+    return parse_params(data, source=str(path), models_source=models_source)
+
+
+def raw_params(path: str | Path = "params.yaml") -> tuple[Any, str]:
+    """``path`` loaded, unvalidated, with ``models:`` read from :data:`MODELS_FILE` when it names
+    that file; and the file the models came from (for error messages)."""
     path = Path(path)
-    text = read_text(path, "params file", ParamsError)
-    return parse_params(load_yaml(text, str(path), ParamsError), source=str(path))
+    data = load_yaml(read_text(path, "params file", ParamsError), str(path), ParamsError)
+    if not isinstance(data, Mapping) or not isinstance(data.get("models"), str):
+        return data, str(path)
+    if data["models"] != MODELS_FILE:
+        raise ParamsError(f"{path}: models: {data['models']!r}: expected the models themselves, or {MODELS_FILE!r} "
+                          f"(the file beside it that predict depends on in dvc.yaml)")
+    models_path = path.parent / MODELS_FILE
+    models = load_yaml(read_text(models_path, "models file", ParamsError), str(models_path), ParamsError)
+    if not isinstance(models, Mapping) or set(models) != {"models"}:
+        raise ParamsError(f"{models_path}: expected one key at the top level, models: (the models to evaluate)")
+    return {**data, "models": models["models"]}, str(models_path)
 
 
-def parse_params(data: Any, source: str = "params.yaml") -> Params:
-    """Validate a loaded params mapping and return typed :class:`Params`."""
+def parse_params(data: Any, source: str = "params.yaml", models_source: str | None = None) -> Params:
+    """Validate a loaded params mapping and return typed :class:`Params`; errors in ``models``
+    name ``models_source`` (default: ``source``), the file they came from."""
     if not isinstance(data, Mapping):
         raise ParamsError(f"{source}: expected a mapping at the top level")
     refuse_old_exam_key(data, source)
     checks.known_keys(data, _TOP_KEYS, f"{source}:")
     splits = _splits(data.get("splits"), source)
-    models = tuple(_model(k, v, source) for k, v in checks.mapping(data.get("models"), f"{source}: models").items())
+    where = models_source or source
+    models = tuple(_model(k, v, where) for k, v in checks.mapping(data.get("models"), f"{where}: models").items())
     if not models:
-        raise ParamsError(f"{source}: models: at least one model is needed")
-    _check_case(models, source)
+        raise ParamsError(f"{where}: models: at least one model is needed")
+    _check_case(models, where)
     jury = _jury(data.get("jury"), source)
     _check_panels(models, jury, source)
     riddles = parse_riddles(data.get("riddles"), source)

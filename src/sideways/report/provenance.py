@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-TRACKED = ("params.yaml", "dvc.yaml", "stages", "src", "data")
+TRACKED = ("params.yaml", "models.yaml", "dvc.yaml", "stages", "src", "data")
 #: The params.yaml sections that decide results (not how requests travel or what they cost).
 RESULT_PARAMS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams")
 
