@@ -393,3 +393,20 @@ def test_with_a_difficulty_free_riddle_states_do_not_read_hard_riddles_as_fooled
     assert with_it.predicted[plain].mean() < 0.15
     assert abs(with_it.predicted[tricked].mean() - truth[tricked].mean()) < 0.1
     assert with_it.right.tobytes() == again.right.tobytes()
+
+
+def test_per_field_states_hold_the_three_states_and_are_seeded() -> None:
+    """States per field (answer and justification each graded, called wrong or called right): states (0, 0),
+    (1, 1) and (2, 2) have the three states' verdict priors and the states' shares the three's prior on them;
+    a state may call one field and grade the other; the draws are seeded."""
+    field = lc._theta_prior(lc.FIELD_STATES)
+    assert np.array_equal(field[[*range(4), *range(16, 20), *range(32, 36)]], lc._theta_prior(3))
+    answer_wrong = field[1 * lc.CLASSES + 3]  # state (called wrong, graded), class 3: wrong answer, right justification
+    assert answer_wrong.argmax() == 0 + 3 * 1
+    assert lc._state_prior(lc.FIELD_STATES)[[0, 4, 8]].tolist() == [8.0, 0.125, 0.125]
+    jury, judgments, annotations, _ = _fooled_world(0, n_riddles=40, fooled=0.2)
+    ev = lc.table_evidence(jury, judgments, annotations[annotations["model"] == "m0"]).evidence
+    a = lc.sample(ev, "both_correct", seed=0, stream="t", states=lc.FIELD_STATES, burn_in=5, draws=10)
+    b = lc.sample(ev, "both_correct", seed=0, stream="t", states=lc.FIELD_STATES, burn_in=5, draws=10)
+    c = lc.sample(ev, "both_correct", seed=0, stream="t", burn_in=5, draws=10)
+    assert a.right.tobytes() == b.right.tobytes() != c.right.tobytes()

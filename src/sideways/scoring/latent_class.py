@@ -28,6 +28,8 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
   2.6-3.3 times as wide). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
   for every other model's row of r.
+- optionally (``states=`` :data:`FIELD_STATES`, not the default) a state per field: the answer and the
+  justification each graded as usual, called wrong or called right (judges who err together on one field).
 - optionally (``difficulty``, off by default: :data:`DIFFICULTY`), a riddle difficulty shared by every model's row of
   the riddle: the riddle's shift ``u_r = tau x_r`` of every model's log odds of a right answer (the justification's
   split given the answer stays the model's own), ``x_r`` on :data:`DIFFICULTY_NODES` Gauss-Hermite nodes of N(0, 1),
@@ -99,6 +101,10 @@ BLOCKS = 4
 STATES = 3
 #: Dirichlet prior of the states' shares over the riddles (most riddles graded as usual).
 STATE_PRIOR = (8.0, 1.0, 1.0)
+#: ``states=FIELD_STATES`` (a variant, not the default): a riddle's state per field, ``h = h_a + 3 h_j`` with ``h_a``
+#: and ``h_j`` each 0 graded as usual, 1 called wrong, 2 called right (judges who err together on one field of a
+#: riddle, not both at once); the shares' prior is :data:`STATE_PRIOR` times itself, over 8.
+FIELD_STATES = 9
 #: Prior weight, beyond 1 per verdict pair, of the pair that defines a state other than 0 ("both wrong",
 #: "both right"), whatever the class: strong enough that a riddle can enter the state before any has. With
 #: 2 (state 0's) no riddle of a test world with 10% of riddles graded "wrong" by the whole jury ever did;
@@ -131,7 +137,10 @@ def _theta_prior(states: int = STATES) -> FloatArray:
     """Dirichlet prior of theta_k,(h,c) over the 9 codes, row ``h * CLASSES + c`` for riddle state h and
     class c: 1 per verdict pair, 2 more on the pair that matches the class in state 0 (judges are better
     than a coin, not much more is assumed); :data:`STATE_WEIGHT` more on "both wrong" in state 1 and
-    "both right" in state 2 whatever the class; 0.1 per code with a missing verdict."""
+    "both right" in state 2 whatever the class; 0.1 per code with a missing verdict (per-field states:
+    :func:`_field_theta_prior`)."""
+    if states == FIELD_STATES:
+        return _field_theta_prior()
     prior = np.full((states * CLASSES, CODES), 0.1)
     for h in range(states):
         for c in range(CLASSES):
@@ -143,6 +152,33 @@ def _theta_prior(states: int = STATES) -> FloatArray:
                         extra = STATE_WEIGHT if a == j == (1 if h == 2 else 0) else 0.0
                     prior[h * CLASSES + c, a + 3 * j] = 1.0 + extra
     return prior
+
+
+def _field_theta_prior() -> FloatArray:
+    """:func:`_theta_prior` for per-field states (:data:`FIELD_STATES`): in state ``(h_a, h_j)`` and class c the
+    pair whose answer verdict is the class's (``h_a`` 0), wrong (1) or right (2), and likewise the justification's,
+    gets 2 more in state (0, 0) and :data:`STATE_WEIGHT` more in any other."""
+    prior = np.full((FIELD_STATES * CLASSES, CODES), 0.1)
+    for h in range(FIELD_STATES):
+        h_a, h_j = h % 3, h // 3
+        for c in range(CLASSES):
+            target_a = c % 2 if h_a == 0 else int(h_a == 2)
+            target_j = c // 2 if h_j == 0 else int(h_j == 2)
+            for a in range(2):
+                for j in range(2):
+                    hit = a == target_a and j == target_j
+                    extra = (2.0 if h == 0 else STATE_WEIGHT) if hit else 0.0
+                    prior[h * CLASSES + c, a + 3 * j] = 1.0 + extra
+    return prior
+
+
+def _state_prior(states: int) -> FloatArray:
+    """The Dirichlet prior of the states' shares: :data:`STATE_PRIOR`'s first ``states``, or per field its square."""
+    base = np.asarray(STATE_PRIOR, dtype=np.float64)
+    if states == FIELD_STATES:
+        out: FloatArray = (np.outer(base, base) / base[0]).T.reshape(-1)  # h = h_a + 3 h_j
+        return out
+    return base[:states].copy()
 
 
 def lgamma(x: FloatArray) -> FloatArray:
@@ -360,7 +396,7 @@ class _Sampler:
         self.n_riddles = int(self.riddle.max()) + 1 if len(self.riddle) else 0
         self.on_panel = ev.pattern_codes >= 0  # patterns x judges
         self.theta_prior = _theta_prior(states)
-        self.state_prior = np.asarray(STATE_PRIOR[:states], dtype=np.float64)
+        self.state_prior = _state_prior(states)
         # each row's class prior without the model's shares: -inf off play; a labelled row at its label when
         # labels are the truth, else its label's likelihood (:meth:`_label_terms`, per sweep)
         self.fixed = np.zeros((len(ev.label), CLASSES))
@@ -623,15 +659,17 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
            label_error: tuple[float, float] | None = LABEL_ERROR,
            difficulty: Sequence[float] | None = None, free_states: bool = False) -> Draws:
     """Posterior draws of every row's probability of being right for ``field`` (module docstring);
-    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual); ``label_error`` the
+    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual; :data:`FIELD_STATES`: per
+    field); ``label_error`` the
     Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth);
     ``difficulty`` the grid of the riddle difficulty's sd (:data:`DIFFICULTY`; None: no difficulty);
     ``free_states``: every riddle may take any state (:data:`FREE_STATES`)."""
     states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
-    if not 1 <= states <= len(STATE_PRIOR):
-        raise CalibrationError(f"latent posterior: states must be 1..{len(STATE_PRIOR)}, got {states}")
+    if not (1 <= states <= len(STATE_PRIOR) or states == FIELD_STATES):
+        raise CalibrationError(f"latent posterior: states must be 1..{len(STATE_PRIOR)} or {FIELD_STATES}, "
+                               f"got {states}")
     labels = ev.label[ev.label >= 0]
     classes = [0, 1, 3] + ([2] if (labels == 2).any() else [])
     bad = sorted(set(labels.tolist()) - set(range(CLASSES)))
