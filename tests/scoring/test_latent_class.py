@@ -333,3 +333,80 @@ def test_a_label_the_latent_class_model_could_not_read_counts_as_its_label():
     priors = latent_priors(["m", "m", "m"], [(0, 1), (1, 1), (1, 1)], np.array([0.1, 0.9, 0.8]), [False, True, None],
                            {"m": "openai"}, np.array([0.02, np.nan, np.nan]), ["r0", "r1", "r2"])
     assert priors["m"].labelled == {"r0": 0.02, "r1": 1.0}
+
+
+def _hard_world(seed: int, n_riddles: int = 120, spread: float = 2.5, fooled: float = 0.0,
+                ) -> tuple[lc.Rows, np.ndarray, np.ndarray]:
+    """Four models whose log odds of a right answer move with the riddle (sd ``spread``), three judges right 95% of
+    the time each, independently, but on a ``fooled`` share of the riddles every judge calls every prediction
+    wrong; a quarter of the predictions labelled. Returns the evidence's rows, the truth per row, the fooled riddles."""
+    rng = np.random.default_rng(seed)
+    shift, is_fooled = rng.normal(0.0, spread, n_riddles), rng.random(n_riddles) < fooled
+    preds, judgs, labels = [], [], []
+    models = (("m0", "openai"), ("m1", "gemini"), ("m2", "anthropic"), ("m3", "mistral"))
+    for m, prov in models:
+        for r in range(n_riddles):
+            rid, a = f"r{r:03d}", bool(rng.random() < 1 / (1 + math.exp(-(0.5 + shift[r]))))
+            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                           "human_justification_correct": a, "human_both_correct": a, "annotator": "t"})
+            for k in ("j1", "j2", "j3"):
+                says = False if is_fooled[r] else a != bool(rng.random() < 0.05)
+                judgs.append({"riddle_id": rid, "model": m, "judge": k, "judge_provider": "together", "status": "ok",
+                              "is_answer_correct": says, "is_justification_correct": says, "both_correct": says})
+    predictions, judgments, annotations = pd.DataFrame(preds), pd.DataFrame(judgs), pd.DataFrame(labels)
+    jury = jury_table(judgments, predictions, {m: ["j1", "j2", "j3"] for m, _ in models})
+    rows = lc.table_evidence(jury, judgments, annotations.sample(frac=0.25, random_state=seed))
+    truth = annotations.set_index(["riddle_id", "model"])["human_both_correct"]
+    return rows, truth.loc[pd.MultiIndex.from_frame(rows.keys)].to_numpy(), is_fooled
+
+
+GRID = (0.0, 0.5, 1.0, 2.0, 3.0)
+
+
+def test_the_riddle_difficulty_is_chosen_by_the_data() -> None:
+    """The difficulty's sd goes to the grid's top where the models' odds move with the riddle, and stays small
+    where they do not (the world of _world: every riddle alike)."""
+    rows, _, _ = _hard_world(0)
+    assert lc.sample(rows.evidence, "both_correct", seed=0, stream="t", difficulty=GRID).tau.mean() >= 2.0
+    jury, judgments, annotations = _world(2, n_riddles=120)
+    flat = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10)).evidence
+    assert lc.sample(flat, "both_correct", seed=0, stream="t", difficulty=GRID).tau.mean() <= 1.0
+    plain = lc.sample(flat, "both_correct", seed=0, stream="t")
+    assert plain.tau.tobytes() == np.zeros(len(plain.tau)).tobytes()
+
+
+def test_with_a_difficulty_free_riddle_states_do_not_read_hard_riddles_as_fooled() -> None:
+    """Every riddle free to take a state, on a world where 15% of the riddles fool the whole jury and others are
+    hard for every model: without a difficulty an unlabelled row every judge calls wrong on a riddle that did not
+    fool them is predicted right a third of the time (the truth: never); with one, much less, while the fooled
+    riddles' rows are still predicted near their truth. Seeded: the same inputs give the same draws."""
+    rows, truth, fooled = _hard_world(0, fooled=0.15)
+    ev = rows.evidence
+    called_wrong = (ev.pattern_codes[ev.pattern] == 0).all(axis=1) & (ev.label < 0)
+    plain, tricked = called_wrong & ~fooled[ev.riddle], called_wrong & fooled[ev.riddle]
+    assert plain.sum() >= 30 and tricked.sum() >= 30 and truth[plain].mean() == 0.0
+    without = lc.sample(ev, "both_correct", seed=0, stream="t", free_states=True).predicted
+    with_it = lc.sample(ev, "both_correct", seed=0, stream="t", free_states=True, difficulty=GRID)
+    again = lc.sample(ev, "both_correct", seed=0, stream="t", free_states=True, difficulty=GRID)
+    assert without[plain].mean() > 0.2
+    assert with_it.predicted[plain].mean() < 0.15
+    assert abs(with_it.predicted[tricked].mean() - truth[tricked].mean()) < 0.1
+    assert with_it.right.tobytes() == again.right.tobytes()
+
+
+def test_per_field_states_hold_the_three_states_and_are_seeded() -> None:
+    """States per field (answer and justification each graded, called wrong or called right): states (0, 0),
+    (1, 1) and (2, 2) have the three states' verdict priors and the states' shares the three's prior on them;
+    a state may call one field and grade the other; the draws are seeded."""
+    field = lc._theta_prior(lc.FIELD_STATES)
+    assert np.array_equal(field[[*range(4), *range(16, 20), *range(32, 36)]], lc._theta_prior(3))
+    answer_wrong = field[1 * lc.CLASSES + 3]  # state (called wrong, graded), class 3: wrong answer, right justification
+    assert answer_wrong.argmax() == 0 + 3 * 1
+    assert lc._state_prior(lc.FIELD_STATES)[[0, 4, 8]].tolist() == [8.0, 0.125, 0.125]
+    jury, judgments, annotations, _ = _fooled_world(0, n_riddles=40, fooled=0.2)
+    ev = lc.table_evidence(jury, judgments, annotations[annotations["model"] == "m0"]).evidence
+    a = lc.sample(ev, "both_correct", seed=0, stream="t", states=lc.FIELD_STATES, burn_in=5, draws=10)
+    b = lc.sample(ev, "both_correct", seed=0, stream="t", states=lc.FIELD_STATES, burn_in=5, draws=10)
+    c = lc.sample(ev, "both_correct", seed=0, stream="t", burn_in=5, draws=10)
+    assert a.right.tobytes() == b.right.tobytes() != c.right.tobytes()

@@ -101,7 +101,8 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
         mine = row_provider == provider
         held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
         error_prior = latent_class.LABEL_ERROR  # read at call time: None takes every label for the truth
-        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior)
+        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior,
+                                    difficulty=latent_class.DIFFICULTY, free_states=latent_class.FREE_STATES)
         part = rows.keys[mine].assign(predicted=draws.predicted[mine])
         if error_prior is not None:
             label = rows.evidence.label[mine]
