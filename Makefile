@@ -29,7 +29,7 @@ env: $(STAMP)
 check-params: $(STAMP)
 	$(BIN)/sideways check
 
-# Then delete the outputs of models removed from params.yaml (DVC leaves them, and annotate, jury
+# Then delete the outputs of models removed from models.yaml (DVC leaves them, and annotate, jury
 # and calibrate depend on their folders). With a default DVC remote, fetch into DVC's cache every
 # result the lock names (the answers paid stages carry included: a stage that reruns reads them
 # before it pays) and the run-cache; then `--pull` restores what was already computed elsewhere

@@ -28,9 +28,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-import yaml  # noqa: E402
 
 from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.config.params import raw_params  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.changes import null_rate, power  # noqa: E402
 from sideways.testing.coverage import Setting, resize_riddles, setting_params, slim_riddles  # noqa: E402
@@ -54,7 +54,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     params = setting_params(base, Setting())
     demo = load_demo(REPO / base["riddles"]["path"])
     split_riddles = {s: slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")) for s in params.splits}

@@ -51,10 +51,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-import yaml  # noqa: E402
 
 from sideways.artifacts.io import write_json  # noqa: E402
-from sideways.config.params import Params  # noqa: E402
+from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import (  # noqa: E402
@@ -124,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     if args.grid:
         return run_grid(args)
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     setting = _setting(args)
     params = setting_params(base, setting)
     cells = _cells(args, params, base)
@@ -192,7 +191,7 @@ def grid_header() -> str:
 def run_grid(args: argparse.Namespace) -> int:
     """Every cell of the grid, every interval on the same runs; then, per posterior, its mean and largest
     half-width ratio to v1 and its lowest coverage."""
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     print(grid_header())

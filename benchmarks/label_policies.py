@@ -38,13 +38,12 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
 
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
-from sideways.config.params import Params  # noqa: E402
+from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
@@ -171,7 +170,7 @@ def _summary(runs: list[dict[str, Any]], split: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     setting = Setting(models=3, riddles=12) if args.quick else Setting()
     params = setting_params(base, setting)
     demo = load_demo(REPO / base["riddles"]["path"])

@@ -23,10 +23,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-import yaml  # noqa: E402
 
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.schema import POSTERIORS  # noqa: E402
+from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
@@ -45,7 +45,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     demo = load_demo(REPO / base["riddles"]["path"])
     riddles = slim_riddles(demo[demo["split"] == SPLIT].sort_values("riddle_id"))
     load0 = os.getloadavg()[0]

@@ -33,11 +33,11 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
 
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import POSTERIORS  # noqa: E402
+from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.paired import evidence, version_draws  # noqa: E402
 from sideways.scoring.rank_sets import rank_sets  # noqa: E402
@@ -103,7 +103,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     setting = Setting(models=args.models, judge_quality=args.judge_quality, correlation=args.correlation,
                       model_spread=args.model_spread, slip=args.slip, label_noise=args.label_noise)
     params = setting_params(base, setting)

@@ -46,7 +46,7 @@ from sideways.artifacts.schema import (
     RIDDLES,
     SCORES,
 )
-from sideways.config.params import Params
+from sideways.config.params import Params, raw_params
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -66,7 +66,7 @@ def scratch_exam(params: Params, n_questions: int, key: str = "exam") -> None:
 
 def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int) -> None:
     """A project folder with params.yaml and every table the report stage reads."""
-    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    base = raw_params(REPO / "params.yaml")[0]
     params = params_with_models(base, n_models)
     base["exams"] = {"exam": next(iter(base["exams"].values()))}  # one exam, under the key the page test clicks
     base["models"] = {m.key: {"backend": "sim", "provider": m.provider, "name": m.name, "n_hints": 0, "skill": 0.5}

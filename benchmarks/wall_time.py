@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from sideways.config.params import raw_params
 from sideways.testing.fake_batch_provider import HOSTS_VAR, FakeBatchServer, hosts, write_sitecustomize
 from sideways.testing.openai_server import Behaviour, FakeServer
 
@@ -104,7 +105,7 @@ def measure(m: int, latency: float, keep: bool, online: int = 0) -> dict[str, An
     """One full ``dvc repro`` with ``m`` batch models: wall seconds and batches created per provider."""
     tmp = Path(tempfile.mkdtemp(prefix=f"sideways-wall-{m}-"))
     repo = copy_project(tmp / "repo")
-    base = yaml.safe_load((repo / "params.yaml").read_text())
+    base = raw_params(repo / "params.yaml")[0]
     with ExitStack() as stack:
         server = stack.enter_context(FakeServer(Behaviour(latency_s=0.05, keep_bodies=False)))
         edited = params(base, m, latency, online, server.base_url)

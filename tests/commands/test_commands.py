@@ -48,10 +48,10 @@ def test_cache_why_names_the_part_that_changed(tmp_path, monkeypatch, capsys):
         assert main(["cache", "why", "-m", "local-m", "-s", "llm"]) == 0
         assert f"{N} of {N} requests cached" in capsys.readouterr().out
 
-        params = yaml.safe_load((repo / "params.yaml").read_text())
-        params["models"]["local-m"]["n_hints"] = 2
-        params["models"]["local-m"]["temperature"] = 0.2
-        (repo / "params.yaml").write_text(yaml.safe_dump(params))
+        models = yaml.safe_load((repo / "models.yaml").read_text())
+        models["models"]["local-m"]["n_hints"] = 2
+        models["models"]["local-m"]["temperature"] = 0.2
+        (repo / "models.yaml").write_text(yaml.safe_dump(models))
         assert main(["cache", "why", "-m", "local-m", "-s", "llm"]) == 0
         out = capsys.readouterr().out
         assert f"0 of {N} requests cached" in out

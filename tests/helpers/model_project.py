@@ -44,7 +44,9 @@ def make_project(tmp_path: Path, base_url: str, **requests) -> Path:
     no_exam(repo, None)
     (repo / "data/replay").mkdir(parents=True)  # predict and judge depend on it (replay files live there)
     shutil.copytree(ROOT / "data/retry", repo / "data/retry")  # and on their retry markers
-    (repo / "params.yaml").write_text(yaml.safe_dump(params(base_url, **requests)))
+    data = params(base_url, **requests)  # the models in models.yaml, as the default project keeps them
+    (repo / "models.yaml").write_text(yaml.safe_dump({"models": data.pop("models")}))
+    (repo / "params.yaml").write_text(yaml.safe_dump({**data, "models": "models.yaml"}))
     (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
     write_table(make_riddles(N), RIDDLES, repo / "data/split/llm.parquet")
     return repo
