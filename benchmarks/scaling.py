@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +179,7 @@ def models_path(repo: Path) -> Path:
     return repo / ("models.yaml" if named else "params.yaml")
 
 
-def edit_models(repo: Path, change: Any) -> None:
+def edit_models(repo: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     """Apply ``change`` (models mapping -> new mapping) where the project keeps its models."""
     path = models_path(repo)
     data = yaml.safe_load(path.read_text())

@@ -1,25 +1,21 @@
 """report: the static report site (report/) and the calibration plot rows, from every split's tables
 and every exam's (sideways.report.inputs.exam_files says where an exam's tables are)."""
 
-
-
 from sideways.artifacts import paths
 from sideways.artifacts.failures import read_failures
 from sideways.artifacts.io import write_json
-from sideways.config.params import load_params, raw_params
+from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.report.build import build_report
 from sideways.report.inputs import input_files, read_exams, read_split
-from sideways.report.provenance import RESULT_PARAMS, files_digest, git_state, params_digest
+from sideways.report.provenance import report_header
 from sideways.report.site import site_files, write_site
 
 
 def main() -> None:
     args = stage.arguments()
     params = load_params(args.params)
-    raw, _ = raw_params(args.params)
-    header = {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}),
-              "data": files_digest(input_files(params))}
+    header = report_header(args.params, input_files(params))
     exams = read_exams(params, paths.REPORT)  # unchanged reply files are taken from the last report
     report = build_report({s: read_split(params, s) for s in params.splits}, params, header, exams,
                           failed=read_failures())

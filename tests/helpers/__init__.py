@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
+from sideways.config.params import raw_params
 
 ROOT = Path(__file__).resolve().parents[2]
 # The published LLM calibration file, vendored with its licence (reproductions/layton-eval/data/README.md).
@@ -29,7 +29,5 @@ PPI_LLM_FILE = ROOT / "reproductions" / "layton-eval" / "data" / "layton-eval-pp
 def project_params(root: Path = ROOT) -> dict[str, Any]:
     """``root``'s params.yaml as a mapping, the models of models.yaml inline when it names that
     file (``models: models.yaml``, the default): what a test edits and writes back as params.yaml."""
-    data = yaml.safe_load((root / "params.yaml").read_text())
-    if data.get("models") == "models.yaml":
-        data["models"] = yaml.safe_load((root / "models.yaml").read_text())["models"]
-    return data
+    data, _ = raw_params(root / "params.yaml")
+    return dict(data)

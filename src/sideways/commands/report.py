@@ -16,11 +16,11 @@ from sideways.artifacts import paths
 from sideways.commands import Subparsers, add_params_option
 from sideways.commands.diff import compare
 from sideways.commands.revisions import WORKSPACE
-from sideways.config.params import load_params, raw_params
+from sideways.config.params import load_params
 from sideways.core.errors import ReportError
 from sideways.report.build import build_report
 from sideways.report.inputs import input_files, read_exams, read_split
-from sideways.report.provenance import RESULT_PARAMS, files_digest, git_state, params_digest
+from sideways.report.provenance import report_header
 from sideways.report.site import check_target, site_files, write_site
 from sideways.scoring.paired import REPLICATES
 
@@ -48,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
     check_target(args.out)  # before the comparison, which reads both versions' tables
     params = load_params(args.params)
     changes = compare(args.compare, WORKSPACE, seed=args.seed, replicates=REPLICATES)
-    raw, _ = raw_params(args.params)
-    header = {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}),
-              "data": files_digest(input_files(params))}
+    header = report_header(args.params, input_files(params))
     report = build_report({s: read_split(params, s) for s in params.splits}, params, header, read_exams(params),
                           compare={"against": args.compare, "rows": changes.rows, "not_compared": changes.problems})
     write_site(site_files(report), args.out)

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from sideways.config.params import raw_params
+
 TRACKED = ("params.yaml", "models.yaml", "dvc.yaml", "stages", "src", "data")
 #: The params.yaml sections that decide results (not how requests travel or what they cost).
 RESULT_PARAMS = ("seed", "riddles", "splits", "models", "jury", "annotations", "calibration", "exams")
@@ -56,3 +58,10 @@ def git_state(root: str | Path = ".") -> dict[str, Any]:
     except (OSError, subprocess.CalledProcessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
+
+
+def report_header(params_path: str | Path, files: Iterable[str | Path]) -> dict[str, Any]:
+    """The report's provenance: :func:`git_state`, the digest of the params sections that decide
+    results (:data:`RESULT_PARAMS`; the models read wherever params.yaml keeps them) and of ``files``."""
+    raw, _ = raw_params(params_path)
+    return {**git_state(), "params": params_digest({k: raw.get(k) for k in RESULT_PARAMS}), "data": files_digest(files)}
