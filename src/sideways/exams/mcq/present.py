@@ -34,3 +34,9 @@ def choices_of(item: dict[str, object]) -> dict[str, str]:
     """A multiple-choice item's presented choices, ``{letter: text}``."""
     value = json.loads(str(item["choices"]))
     return {str(k): str(v) for k, v in value.items()}
+
+
+def offered_letters(item: dict[str, object]) -> str:
+    """The letters a multiple-choice item offers, in order (``"ABCDE"``): :func:`choices_of`'s keys,
+    without building the texts."""
+    return "".join(str(k) for k in json.loads(str(item["choices"])))

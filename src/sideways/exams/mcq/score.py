@@ -15,6 +15,7 @@ se = std(ddof=1) / sqrt(n) (0 for a single item).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,12 @@ class Outcome:
 
 def outcome(letters: Sequence[str], gold: str) -> Outcome:
     """The item's four values from the extracted ``letters`` and the ``gold`` letter."""
+    return _outcome(tuple(letters), gold)
+
+
+@functools.cache
+def _outcome(letters: tuple[str, ...], gold: str) -> Outcome:
+    """:func:`outcome`, kept per (letters, gold): an exam has a few dozen of them over 14,042 questions."""
     if not letters:
         return Outcome(trad=0, idk=-1, idk_freq=0, extract_fail=1)
     trad = [int(x == gold) for x in letters]
