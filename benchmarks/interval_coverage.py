@@ -26,8 +26,8 @@ Usage:
   (`empty_bin: error`) is a failed run for it: the pipeline ranked by it would stop there.
 - `--riddles R`: R riddles per split (the demo's, then renamed copies of them); `--self-bias B`
   every judge's bias towards its own provider; `--kappa K`: v1's prior weight cap;
-  `--correlation C`, `--model-spread Z`, `--slip S`, `--label-noise E`: the simulator's hard
-  settings (every judge's, every model's, the annotators'; docs/method.md §6).
+  `--correlation C`, `--model-spread Z`, `--slip S`, `--label-noise E`, `--hidden-difficulty D`:
+  the simulator's hard settings (every judge's, every model's, the annotators'; docs/method.md §6).
 
 Prints, per split and interval: coverage ± binomial standard error (over all intervals; the
 models of one run share a pool, so this se is a little optimistic), completed runs, mean
@@ -89,6 +89,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--model-spread", type=float, help="sd (logit) of the leniency each graded model draws")
     p.add_argument("--slip", type=float, help="every model's P(gold justification | wrong answer)")
     p.add_argument("--label-noise", type=float, help="the annotators' chance to get a field wrong")
+    p.add_argument("--hidden-difficulty", type=float,
+                   help="sd (logit) of the difficulty each riddle draws for every model (real riddles: about 3)")
     p.add_argument("--kappa", type=float, nargs="+", default=[KAPPA_MAX],
                    help=f"the posterior's prior weight cap (default: KAPPA_MAX = {KAPPA_MAX:g})")
     p.add_argument("--json", metavar="OUT", help="also write the setting and the results to OUT")
@@ -103,7 +105,7 @@ def _setting(args: argparse.Namespace) -> Setting:
     quality = None if args.judge_quality == "default" else float(args.judge_quality)
     return Setting(models=models, judge_quality=quality, self_bias=args.self_bias, riddles=args.riddles,
                    correlation=args.correlation, model_spread=args.model_spread, slip=args.slip,
-                   label_noise=args.label_noise)
+                   label_noise=args.label_noise, hidden_difficulty=args.hidden_difficulty)
 
 
 def _cells(args: argparse.Namespace, params: Params, base: dict[str, Any]) -> list[tuple[float, float]]:

@@ -1,5 +1,6 @@
 """The simulator's hard settings: judges that err together, judges whose rates depend on the model,
-the fourth class (wrong answer, right justification) and noisy annotators. Each is off by default
+the fourth class (wrong answer, right justification), noisy annotators and riddles of a hidden
+difficulty shared by every model. Each is off by default
 and then moves no row; on, each does what it says."""
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def test_settings_at_zero_move_no_row(many):
     ctx = RunContext(seed=2)
     plain = SimPredictor().predict(many, model("a"), ctx)
     pd.testing.assert_frame_equal(plain, SimPredictor().predict(many, model("a", slip=0.0), ctx))
+    pd.testing.assert_frame_equal(plain, SimPredictor().predict(many, model("a", hidden_difficulty=0.0), ctx))
     verdicts = SimJudge().judge(many, plain, judge(), ctx)
     pd.testing.assert_frame_equal(verdicts, SimJudge().judge(many, plain, judge(correlation=0.0, model_spread=0.0), ctx))
     sample = seeded_sample(plain, 0.5, 2, "llm")
@@ -91,6 +93,29 @@ def test_slipping_models_give_the_fourth_class_and_labels_and_judges_see_it(many
     assert len(fourth) == sum(wrong) and not fourth["human_both_correct"].any()
 
 
+def _riddle_spread(many, sd):
+    """Over 8 models of skills 0.3-0.9: the sd (logit) of each riddle's share of right answers, and
+    the share of riddles every model got right or every model got wrong."""
+    ctx = RunContext(seed=6)
+    right = np.array([[a for a, _ in _truths(many, SimPredictor().predict(many, model(f"m{i}", skill=0.3 + 0.6 * i / 7,
+                                                                                       hidden_difficulty=sd), ctx))]
+                      for i in range(8)])
+    share = right.mean(axis=0).clip(1 / 16, 15 / 16)
+    return float(np.log(share / (1 - share)).std()), float(((share < 1 / 8) | (share > 7 / 8)).mean())
+
+
+def test_hidden_difficulty_makes_riddles_that_every_model_fails_or_solves(many):
+    plain_sd, plain_extreme = _riddle_spread(many, 0.0)
+    hard_sd, hard_extreme = _riddle_spread(many, 3.0)
+    assert hard_sd > 2 * plain_sd and hard_extreme > 3 * plain_extreme + 0.2
+    # one draw per riddle, the same for every model: a model's row moves only with the riddle's draw
+    ctx = RunContext(seed=6)
+    a = SimPredictor().predict(many, model("m0", hidden_difficulty=3.0), ctx)
+    b = SimPredictor().predict(many, model("m1", skill=0.9, hidden_difficulty=3.0), ctx)
+    ra, rb = (np.array([t for t, _ in _truths(many, p)]) for p in (a, b))
+    assert (rb | ~ra).mean() > 0.9  # the weak model right -> the strong one right, nearly always
+
+
 def test_noisy_annotators_err_at_their_rate(many):
     ctx = RunContext(seed=4)
     preds = SimPredictor().predict(many, model("a"), ctx)
@@ -102,10 +127,12 @@ def test_noisy_annotators_err_at_their_rate(many):
 
 
 def test_a_grid_setting_turns_every_hard_setting_on(default_params):
-    params = setting_params(default_params, Setting(correlation=0.5, model_spread=0.7, slip=0.3, label_noise=0.05))
+    params = setting_params(default_params, Setting(correlation=0.5, model_spread=0.7, slip=0.3, label_noise=0.05,
+                                                    hidden_difficulty=3.0))
     assert all(j.options.correlation == 0.5 and j.options.model_spread == 0.7 for j in params.jury.pool)
-    assert all(m.options.slip == 0.3 for m in params.models)
+    assert all(m.options.slip == 0.3 and m.options.hidden_difficulty == 3.0 for m in params.models)
     assert params.annotations.noise == 0.05
     plain = setting_params(default_params, Setting())
     assert all(j.options.correlation == 0 and j.options.model_spread == 0 for j in plain.jury.pool)
+    assert all(m.options.hidden_difficulty == 0 for m in plain.models)
     assert plain.annotations.noise == 0

@@ -81,7 +81,9 @@ class SimModelOptions:
     ``hint_gain`` (logit per hint), ``vision_skill`` (skill on the vlm split; None: ``skill``),
     ``abstain`` (on an exam, P(answers "I don't know") when it does not know the answer),
     ``slip`` (P(gold justification | wrong answer): the right reasoning ending on a wrong answer,
-    the fourth class of prediction; 0 keeps it out)."""
+    the fourth class of prediction; 0 keeps it out), ``hidden_difficulty`` (sd on the logit scale
+    of a difficulty each riddle draws once, the same draw for every model with this setting:
+    riddles some models all fail and others all solve, as real riddles are; 0 keeps it out)."""
 
     skill: float = option(_probability)
     justification: float = option(_probability, 0.9)
@@ -89,6 +91,7 @@ class SimModelOptions:
     vision_skill: float | None = option(_optional_probability, None)
     abstain: float = option(_probability, 0.3)
     slip: float = option(_probability, 0.0)
+    hidden_difficulty: float = option(lambda v, w: checks.number(v, w, 0.0, 10.0), 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -50,14 +50,24 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
 
 
-def p_correct(skill: float, picarats: int | None, n_hints: int, hint_gain: float = 0.4) -> float:
+def p_correct(skill: float, picarats: int | None, n_hints: int, hint_gain: float = 0.4, hidden: float = 0.0) -> float:
     """Probability that a model of ``skill`` answers a riddle right.
 
     On the logit scale: logit(skill), minus 0.5 per 20 picarats above 40, plus ``hint_gain``
-    per hint.
+    per hint, minus ``hidden`` (the riddle's hidden difficulty, :func:`hidden_difficulty`).
     """
     difficulty = 0.0 if picarats is None or pd.isna(picarats) else (int(picarats) - 40) / 20
-    return _sigmoid(_logit(skill) - 0.5 * difficulty + hint_gain * n_hints)
+    return _sigmoid(_logit(skill) - 0.5 * difficulty + hint_gain * n_hints - hidden)
+
+
+def hidden_difficulty(seed: int, riddle_id: str, sd: float) -> float:
+    """A riddle's hidden difficulty on the logit scale: ``sd`` times one standard normal draw of
+    the riddle's own stream, the same for every model (0 with ``sd`` 0, and nothing drawn).
+
+    Picarats alone move a model's log odds by about 0.25 sd over the demo riddles; on the real
+    LLM calibration file riddles differ by about 3 to 4 (docs/method.md, "Riddles of real
+    difficulty"): some every model fails, some every model solves."""
+    return sd * float(rng_for(seed, "riddle-difficulty", riddle_id).standard_normal()) if sd else 0.0
 
 
 def _wrong_answer(riddle: Mapping[str, Any], rng: np.random.Generator) -> str:
@@ -87,7 +97,8 @@ def simulate_predictions(riddles: pd.DataFrame, model: ModelSpec, seed: int) -> 
     for r in bar(records(riddles), desc=f"predict {model.key}"):
         skill = float(vision_skill if r["split"] == "vlm" else opts.skill)
         rng = rng_for(seed, "predict", model.key, r["riddle_id"])
-        right = rng.random() < p_correct(skill, r["picarats"], model.n_hints, float(opts.hint_gain))
+        hidden = hidden_difficulty(seed, r["riddle_id"], float(opts.hidden_difficulty))
+        right = rng.random() < p_correct(skill, r["picarats"], model.n_hints, float(opts.hint_gain), hidden)
         sound = rng.random() < float(opts.justification)
         if right:
             answer = r["answer"]

@@ -44,9 +44,9 @@ PROVIDERS = ("openai", "gemini", "anthropic", "mistral", "together")
 @dataclass(frozen=True)
 class Setting:
     """The simulated world of a coverage grid's cells (label budgets are chosen per cell).
-    None keeps what the base params.yaml says. The last four are the simulator's hard settings
+    None keeps what the base params.yaml says. The last five are the simulator's hard settings
     (every judge's ``correlation`` and ``model_spread``, every model's ``slip``, the annotators'
-    ``noise``; docs/method.md §6)."""
+    ``noise``, every model's ``hidden_difficulty``; docs/method.md §6)."""
 
     models: int | None = None
     judge_quality: float | None = None
@@ -56,6 +56,7 @@ class Setting:
     model_spread: float | None = None
     slip: float | None = None
     label_noise: float | None = None
+    hidden_difficulty: float | None = None
 
 
 def share_for(per_riddle: float, n_models: int) -> float:
@@ -71,7 +72,7 @@ def setting_params(base: Mapping[str, Any], setting: Setting) -> Params:
     ``models``: that many simulated models, skills evenly spread over 0.3-0.9, providers in
     turn from :data:`PROVIDERS`; ``judge_quality``: sensitivity = specificity of every judge;
     ``self_bias``: every judge's bias towards its own provider; ``correlation``, ``model_spread``:
-    every judge's; ``slip``: every model's; ``label_noise``: ``annotations.noise``.
+    every judge's; ``slip``, ``hidden_difficulty``: every model's; ``label_noise``: ``annotations.noise``.
     """
     data = copy.deepcopy(dict(base))
     if setting.models is not None:
@@ -88,9 +89,10 @@ def setting_params(base: Mapping[str, Any], setting: Setting) -> Params:
         for key in ("correlation", "model_spread"):
             if getattr(setting, key) is not None:
                 judge[key] = getattr(setting, key)
-    if setting.slip is not None:
-        for model in data["models"].values():
-            model["slip"] = setting.slip
+    for key in ("slip", "hidden_difficulty"):
+        if getattr(setting, key) is not None:
+            for model in data["models"].values():
+                model[key] = getattr(setting, key)
     data["annotations"] = {**data.get("annotations", {}), "source": "sim"}
     if setting.label_noise is not None:
         data["annotations"]["noise"] = setting.label_noise
@@ -272,6 +274,9 @@ HARD_GRID = (
     GridRow("fourth class (slip 0.3)", Setting(slip=0.3), (1 / 6, 0.5)),
     GridRow("noisy annotators (0.05)", Setting(label_noise=0.05), (1 / 6, 0.5)),
     GridRow("all four", Setting(correlation=0.5, model_spread=0.7, slip=0.3, label_noise=0.05), (1 / 6, 0.5)),
+    GridRow("riddles of real difficulty (sd 3)", Setting(hidden_difficulty=3.0), (1 / 6, 0.5)),
+    GridRow("real difficulty, judges err together (sd 3, correlation 0.5)",
+            Setting(hidden_difficulty=3.0, correlation=0.5), (1 / 6, 0.5)),
 )
 
 #: Every cell: issue 30's and the hard settings'.
