@@ -444,7 +444,7 @@ def test_a_leniency_toward_one_model_brings_its_both_right_share_nearer_the_trut
     shared by every model, so the built model reads m0's lenient verdicts as a better model; with the leniency it
     learns the judges' shift toward m0 from m0's verdict patterns and labels, and m0's both-right share comes nearer
     the truth on every seed; per model too (one leniency for every judge) when m0's labels teach it."""
-    errors = {"built": [], "lenient": []}
+    errors: dict[str, list[float]] = {"built": [], "lenient": []}
     for seed in range(3):
         jury, judgments, annotations = _lenient_world(seed, shift=1.0)
         rows = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10))
@@ -475,11 +475,11 @@ def test_labels_for_the_leniency_only_move_nothing_without_one() -> None:
     m0 = ev.model == 0
     held = replace(ev, label=np.where(m0, -1, ev.label))
     own = replace(held, leniency_label=np.where(m0, ev.label, -1))
-    kw = {"seed": 0, "stream": "t", "burn_in": 10, "draws": 20}
-    assert (lc.sample(held, "both_correct", **kw).right.tobytes()
-            == lc.sample(own, "both_correct", **kw).right.tobytes())
-    assert (lc.sample(held, "both_correct", leniency=lc.LENIENCY_SDS, **kw).right.tobytes()
-            != lc.sample(own, "both_correct", leniency=lc.LENIENCY_SDS, **kw).right.tobytes())
+    def right(evidence: lc.Evidence, grid: tuple[float, ...] | None) -> bytes:
+        return lc.sample(evidence, "both_correct", seed=0, stream="t", burn_in=10, draws=20, leniency=grid).right.tobytes()
+
+    assert right(held, None) == right(own, None)
+    assert right(held, lc.LENIENCY_SDS) != right(own, lc.LENIENCY_SDS)
 
 
 def test_the_leniency_is_learned_toward_the_favoured_model_only_and_is_seeded() -> None:

@@ -560,8 +560,8 @@ class _Sampler:
         assert s.delta is not None and s.lenient_sd is not None and self.sds is not None
         eff = self._effective(s)
         if ev.leniency_label is not None:  # labels only the leniency reads: their rows at their label's class
-            seen = ev.leniency_label >= 0
-            eff = np.where(seen, ev.leniency_label + CLASSES * s.h[self.riddle], eff)
+            known = ev.leniency_label >= 0
+            eff = np.where(known, ev.leniency_label + CLASSES * s.h[self.riddle], eff)
         cell = ev.model * self.width + eff
         counts = np.stack([np.bincount(cell, weights=self.row_on[:, k], minlength=ev.n_models * self.width)
                            .reshape(ev.n_models, self.width) for k in range(self.n_judges)])  # judges x models x width
