@@ -410,3 +410,89 @@ def test_per_field_states_hold_the_three_states_and_are_seeded() -> None:
     b = lc.sample(ev, "both_correct", seed=0, stream="t", states=lc.FIELD_STATES, burn_in=5, draws=10)
     c = lc.sample(ev, "both_correct", seed=0, stream="t", burn_in=5, draws=10)
     assert a.right.tobytes() == b.right.tobytes() != c.right.tobytes()
+
+
+def _lenient_world(seed: int, shift: float, n_riddles: int = 120, quality: float = 0.85):
+    """Four models, three judges at ``quality``, every judge lenient toward m0: ``shift`` added to the log odds of
+    both its rates of saying "right" on m0's predictions (the simulator's ``model_spread``); every label, and the
+    truth of every row."""
+    rng = np.random.default_rng(seed)
+    preds, judgs, labels = [], [], []
+    logit = math.log(quality / (1 - quality))
+    for i, (prov, skill) in enumerate(zip(("openai", "gemini", "anthropic", "together"), (0.35, 0.55, 0.75, 0.5),
+                                          strict=True)):
+        m = f"m{i}"
+        for r in range(n_riddles):
+            rid = f"r{r:03d}"
+            a = bool(rng.random() < skill)
+            j = a and bool(rng.random() < 0.9)
+            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                           "human_justification_correct": j, "human_both_correct": a and j, "annotator": "t"})
+            for k in ("j1", "j2", "j3"):
+                z = shift if m == "m0" else 0.0
+                va, vj = (bool(rng.random() < 1 / (1 + math.exp(-((logit if t else -logit) + z)))) for t in (a, j))
+                judgs.append({"riddle_id": rid, "model": m, "judge": k, "judge_provider": "mistral", "status": "ok",
+                              "is_answer_correct": va, "is_justification_correct": vj, "both_correct": va and vj})
+    predictions, judgments, annotations = pd.DataFrame(preds), pd.DataFrame(judgs), pd.DataFrame(labels)
+    jury = jury_table(judgments, predictions, {f"m{i}": ["j1", "j2", "j3"] for i in range(4)})
+    return jury, judgments, annotations
+
+
+def test_a_leniency_toward_one_model_brings_its_both_right_share_nearer_the_truth() -> None:
+    """Every judge lenient toward m0 (+1 logit on both rates of saying "right"), 10 labels a model: the judges are
+    shared by every model, so the built model reads m0's lenient verdicts as a better model; with the leniency it
+    learns the judges' shift toward m0 from m0's verdict patterns and labels, and m0's both-right share comes nearer
+    the truth on every seed; per model too (one leniency for every judge) when m0's labels teach it."""
+    errors: dict[str, list[float]] = {"built": [], "lenient": []}
+    for seed in range(3):
+        jury, judgments, annotations = _lenient_world(seed, shift=1.0)
+        rows = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10))
+        truth = annotations.set_index(["riddle_id", "model"])["human_both_correct"]
+        m0 = rows.evidence.model == 0
+        true_share = truth.loc[pd.MultiIndex.from_frame(rows.keys[m0])].mean()
+        for name, grid in (("built", None), ("lenient", lc.LENIENCY_SDS)):
+            draws = lc.sample(rows.evidence, "both_correct", seed=seed, stream="t", leniency=grid)
+            errors[name].append(abs(draws.classes[m0, 3].mean() - true_share))
+        assert errors["lenient"][-1] < errors["built"][-1]
+    assert errors["built"][0] > 0.04
+    jury, judgments, annotations = _lenient_world(0, shift=1.0)
+    rows = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10))
+    m0 = rows.evidence.model == 0
+    true_share = annotations.set_index(["riddle_id", "model"])["human_both_correct"].loc[
+        pd.MultiIndex.from_frame(rows.keys[m0])].mean()
+    shared = lc.sample(rows.evidence, "both_correct", seed=0, stream="t", leniency=lc.LENIENCY_SDS,
+                       shared_leniency=True)
+    assert shared.delta is not None and len(set(shared.delta[:, 0].round(12))) == 1
+    assert abs(shared.classes[m0, 3].mean() - true_share) < errors["built"][0]
+
+
+def test_labels_for_the_leniency_only_move_nothing_without_one() -> None:
+    """A held-out model's labels given to the leniency only (``leniency_label``): without a leniency the draws are
+    byte for byte those without them; with one they move the draws."""
+    jury, judgments, annotations = _lenient_world(0, shift=1.0, n_riddles=40)
+    ev = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10)).evidence
+    m0 = ev.model == 0
+    held = replace(ev, label=np.where(m0, -1, ev.label))
+    own = replace(held, leniency_label=np.where(m0, ev.label, -1))
+    def right(evidence: lc.Evidence, grid: tuple[float, ...] | None) -> bytes:
+        return lc.sample(evidence, "both_correct", seed=0, stream="t", burn_in=10, draws=20, leniency=grid).right.tobytes()
+
+    assert right(held, None) == right(own, None)
+    assert right(held, lc.LENIENCY_SDS) != right(own, lc.LENIENCY_SDS)
+
+
+def test_the_leniency_is_learned_toward_the_favoured_model_only_and_is_seeded() -> None:
+    """The mean leniency of every judge toward m0 is positive and the largest of the four models'; without a
+    leniency the draws hold none and are the built ones; with it, the same inputs give the same bytes and another
+    stream others."""
+    jury, judgments, annotations = _lenient_world(1, shift=2.0)
+    ev = lc.table_evidence(jury, judgments, annotations.groupby("model").head(10)).evidence
+    a = lc.sample(ev, "both_correct", seed=0, stream="t", leniency=lc.LENIENCY_SDS, burn_in=20, draws=40)
+    b = lc.sample(ev, "both_correct", seed=0, stream="t", leniency=lc.LENIENCY_SDS, burn_in=20, draws=40)
+    c = lc.sample(ev, "both_correct", seed=0, stream="u", leniency=lc.LENIENCY_SDS, burn_in=20, draws=40)
+    assert a.delta is not None and (a.delta[:, 0] > 0.2).all() and (a.delta.argmax(axis=1) == 0).all()
+    assert a.right.tobytes() == b.right.tobytes() != c.right.tobytes()
+    built = lc.sample(ev, "both_correct", seed=0, stream="t", burn_in=20, draws=40)
+    off = lc.sample(ev, "both_correct", seed=0, stream="t", leniency=None, burn_in=20, draws=40)
+    assert built.delta is None and built.right.tobytes() == off.right.tobytes() != a.right.tobytes()

@@ -37,6 +37,14 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   difficulty 0) ~ Beta(1/2, 1/2) and P(right justification | answer) ~ Beta(1/2, 1/2) for each answer (the wrong
   answer's only when class 2 is in play). So "every model was wrong" can compete with "the jury called it wrong"
   when the states are free (``free_states``: any riddle may take any state).
+- optionally (``leniency``, off by default: :data:`LENIENCY`), judges lenient or harsh toward one model: judge k's
+  verdict distribution on a row of model m is ``theta_k,hc`` tilted by ``exp(delta_km r)``, ``r`` the pair's "right"
+  verdicts, so each field's log odds of "called right" move by ``delta_km``; ``delta_km ~ N(0, s_k^2)``, ``s_k``
+  uniform on the grid given, chosen by the data (``shared_leniency``: one ``delta_m`` per model for every judge, one
+  ``s``); random-walk Metropolis on the deltas given the rows' (state, class), centred per judge over the models
+  (``theta``, fitted from every model's verdicts untilted, holds the judge's average). A row's likelihood is its
+  pattern's (above) times its judges' tilts; with ``alpha`` finite that product is an approximation (the patterns'
+  counts are shared by every model). :attr:`Evidence.leniency_label` lets labels teach the leniency only.
 - judge k's verdict on row i, a code in 0..8: ``a' + 3 j'`` with ``a', j'`` in {0 wrong, 1 right,
   2 no verdict}. Given the riddle's state h and the class c, judge k's code has the distribution
   ``theta_k,hc`` (Dirichlet prior, :func:`_theta_prior`), shared by every model k grades.
@@ -124,13 +132,28 @@ DIFFICULTY: tuple[float, ...] | None = None
 DIFFICULTY_NODES = 7
 #: Let every riddle take any state (True), not only one a label against its whole panel opens (False).
 FREE_STATES = False
-#: Random-walk Metropolis steps per sweep on each model's log odds of a right answer (with a difficulty only).
+#: Random-walk Metropolis steps per sweep on each model's log odds of a right answer (with a difficulty only), and on
+#: each (judge, model) leniency (with a leniency only).
 MH_STEPS = 4
+#: The judges' per-model leniency (a variant, off by default: None): judge k's verdict pair on a row of model m is its
+#: distribution given the class and state tilted by ``exp(delta_km r)``, ``r`` the pair's "right" verdicts (0-2), so
+#: each field's log odds of "called right" move by ``delta_km``; ``delta_km ~ N(0, s_k^2)``, ``s_k`` uniform on the
+#: grid given, chosen by the data (docs/method.md §6, "Judges lenient toward one model").
+LENIENCY: tuple[float, ...] | None = None
+#: With a leniency: one per model, shared by every judge of its panel (True), instead of one per (judge, model).
+SHARED_LENIENCY = False
+#: With a leniency, in the latent prior's held-out fits: the held-out provider's own labels teach its models'
+#: leniency (and nothing else of the fit), so that a model's labels tell how the judges treat it.
+LENIENCY_OWN_LABELS = False
+#: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
+LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).
 BURN_IN = 40
 DRAWS = 80
 #: The finite points of :data:`ALPHAS` (infinity, independence, is last).
 _FINITE = np.array([a for a in ALPHAS if not math.isinf(a)])
+#: Per judge code ``a' + 3 j'``: its "right" verdicts (a' = 1 and j' = 1 each count one; no verdict none).
+_RIGHTS = np.array([int(c % 3 == 1) + int(c // 3 == 1) for c in range(CODES)])
 
 
 def _theta_prior(states: int = STATES) -> FloatArray:
@@ -223,7 +246,8 @@ class Evidence:
     ``pattern[i]`` numbers the distinct (panel, codes of the panel's judges) of row i;
     ``pattern_codes[p, k]`` is judge k's code in pattern p, -1 when k is not on its panel;
     ``pattern_panel[p]`` its panel; ``label[i]`` the class of row i's human label, -1 when unlabelled;
-    ``riddle[i]`` the index of row i's riddle (the rows of one riddle share its state).
+    ``riddle[i]`` the index of row i's riddle (the rows of one riddle share its state); ``leniency_label[i]``, when
+    given, a label class only the judges' leniency reads (a held-out provider's own labels), -1 elsewhere.
     """
 
     model: IntArray
@@ -233,6 +257,7 @@ class Evidence:
     label: IntArray
     n_models: int
     riddle: IntArray
+    leniency_label: IntArray | None = None
 
 
 @dataclass(frozen=True)
@@ -241,7 +266,8 @@ class Draws:
     too; ``alpha[d]``: the draw's alpha; ``predicted[i]``: the mean over draws of what the model predicts for
     row i without its label; ``classes[i, c]`` the same for each class; ``label_error[d, f]``: the draw's
     error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth);
-    ``tau[d]``: the draw's sd of the riddle difficulty (0 without one)."""
+    ``tau[d]``: the draw's sd of the riddle difficulty (0 without one); ``delta[k, m]``: the mean over draws of judge
+    k's leniency toward model m (None without a leniency)."""
 
     right: FloatArray
     alpha: FloatArray
@@ -249,6 +275,7 @@ class Draws:
     classes: FloatArray
     label_error: FloatArray
     tau: FloatArray
+    delta: FloatArray | None = None
 
 
 def label_log_likelihood(label: IntArray, error: FloatArray) -> FloatArray:
@@ -372,6 +399,9 @@ class _State:
     logit_a: FloatArray | None = None  # per model, log odds of a right answer on a riddle of difficulty 0
     log_j: FloatArray | None = None  # models x 2: log P(right justification | answer wrong, right)
     log_pi_node: FloatArray | None = None  # models x nodes x classes: class log shares at each node
+    delta: FloatArray | None = None  # judges x models: the leniency's shift of the log odds of "called right"
+    lenient_sd: FloatArray | None = None  # per judge, the sd of its leniencies
+    tilt: FloatArray | None = None  # rows x (states x classes): the leniency's log normalisers, summed over the panel
 
 
 class _Sampler:
@@ -379,8 +409,11 @@ class _Sampler:
 
     def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator, states: int,
                  label_error: tuple[float, float] | None, difficulty: Sequence[float] | None = None,
-                 free_states: bool = False) -> None:
+                 free_states: bool = False, leniency: Sequence[float] | None = None,
+                 shared_leniency: bool = False) -> None:
         self.ev, self.rng, self.states, self.label_error = ev, rng, states, label_error
+        self.shared_leniency = shared_leniency
+        self.sds = None if leniency is None else np.asarray(leniency, dtype=np.float64)
         self.taus = None if difficulty is None else np.asarray(difficulty, dtype=np.float64)
         nodes, weights = np.polynomial.hermite_e.hermegauss(DIFFICULTY_NODES)
         self.nodes, self.log_node_w = nodes, np.log(weights / weights.sum())
@@ -409,6 +442,21 @@ class _Sampler:
         self.open[self.riddle[open_riddles(ev)]] = True
         self.right_answer = np.array([c % 2 for c in range(CLASSES)], dtype=np.int64)
         self.row_count = np.bincount(ev.model, minlength=ev.n_models).astype(np.float64)
+        if self.sds is not None:
+            self._init_leniency()
+
+    def _init_leniency(self) -> None:
+        """What the leniency's updates read and never changes: per row and judge whether the judge is on the row's
+        panel; per (judge, model) its rows and its "right" verdicts (``r`` per code: :data:`_RIGHTS`)."""
+        ev = self.ev
+        codes = ev.pattern_codes[ev.pattern]  # rows x judges
+        self.row_on = (codes >= 0).astype(np.float64)
+        rights = np.where(codes >= 0, _RIGHTS[np.maximum(codes, 0)], 0.0)
+        cells = ev.n_models
+        self.judge_rows = np.stack([np.bincount(ev.model, weights=self.row_on[:, k], minlength=cells)
+                                    for k in range(self.n_judges)])  # judges x models
+        self.judge_rights = np.stack([np.bincount(ev.model, weights=rights[:, k], minlength=cells)
+                                      for k in range(self.n_judges)])
 
     def init(self) -> _State:
         """Labelled rows at their label, the others at the class their panel's majority says; every riddle
@@ -430,6 +478,9 @@ class _Sampler:
             right = np.bincount(ev.model, weights=z % 2, minlength=ev.n_models)
             mean = (right + 0.5) / (self.row_count + 1.0)
             state.logit_a = np.log(mean / (1 - mean))
+        if self.sds is not None:
+            state.delta = np.zeros((self.n_judges, ev.n_models))
+            state.lenient_sd = np.full(self.n_judges, float(self.sds[len(self.sds) // 2]))
         self._update_params(state)
         return state
 
@@ -487,6 +538,70 @@ class _Sampler:
         logs = alpha_log_likelihoods(n, big, s.log_q)
         w = np.exp(logs - logs.max())
         s.alpha = float(ALPHAS[int(self.rng.choice(len(ALPHAS), p=w / w.sum()))])
+        if self.sds is not None:
+            self._update_leniency(s)
+
+    def _log_normalisers(self, s: _State, delta: FloatArray) -> FloatArray:
+        """judges x models x (states x classes): ``log Z = log sum_x theta_k,e(x) exp(delta_km r(x))``, the tilted
+        verdict distribution's normaliser, for the leniencies ``delta`` (judges x models)."""
+        theta = np.exp(s.log_theta)  # judges x width x codes
+        mass = np.stack([theta[:, :, _RIGHTS == r].sum(axis=2) for r in range(3)], axis=2)  # judges x width x 3
+        e1 = np.exp(delta)[:, :, None]
+        out: FloatArray = np.log(mass[:, None, :, 0] + mass[:, None, :, 1] * e1 + mass[:, None, :, 2] * e1 * e1)
+        return out
+
+    def _update_leniency(self, s: _State) -> None:
+        """Each (judge, model) leniency (or each model's, shared) by :data:`MH_STEPS` random-walk Metropolis steps
+        given the rows' (state, class), a row of :attr:`Evidence.leniency_label` at its label's class, and the judges'
+        distributions (likelihood ``delta * rights - sum_e N_e log Z_e(delta)``); centred per judge; each judge's sd
+        (or the one) on its grid; then each row's tilt: minus the log normalisers of its panel's judges (the
+        ``delta r`` part is the same for every class and cancels)."""
+        ev, rng = self.ev, self.rng
+        assert s.delta is not None and s.lenient_sd is not None and self.sds is not None
+        eff = self._effective(s)
+        if ev.leniency_label is not None:  # labels only the leniency reads: their rows at their label's class
+            known = ev.leniency_label >= 0
+            eff = np.where(known, ev.leniency_label + CLASSES * s.h[self.riddle], eff)
+        cell = ev.model * self.width + eff
+        counts = np.stack([np.bincount(cell, weights=self.row_on[:, k], minlength=ev.n_models * self.width)
+                           .reshape(ev.n_models, self.width) for k in range(self.n_judges)])  # judges x models x width
+        var = (s.lenient_sd ** 2)[:, None]
+        graded = self.judge_rows > 0
+        shared = self.shared_leniency
+
+        def log_target(delta: FloatArray) -> FloatArray:
+            lz = self._log_normalisers(s, delta)
+            like = delta * self.judge_rights - (counts * lz).sum(axis=2)
+            if shared:  # one leniency per model: its judges' likelihoods summed, its prior once
+                out: FloatArray = np.broadcast_to(like.sum(axis=0) - delta[0] ** 2 / (2 * var[0]), like.shape)
+                return out
+            out = like - delta * delta / (2 * var)
+            return out
+
+        rows = self.judge_rows.sum(axis=0, keepdims=True) if shared else self.judge_rows
+        step = 2.4 / np.sqrt(0.5 * rows + 1.0 / var)
+        current = log_target(s.delta)
+        for _ in range(MH_STEPS):
+            noise = rng.standard_normal((1, ev.n_models) if shared else s.delta.shape)
+            proposal = s.delta + step * noise
+            new = log_target(proposal)
+            u = rng.random((1, ev.n_models) if shared else s.delta.shape)
+            take = np.log(u) < new - current
+            s.delta = np.where(take, proposal, s.delta)
+            current = np.where(take, new, current)
+        # centred per judge over the models it grades (weighted by rows): its distributions given the class, fitted
+        # from every model's verdicts untilted (a cut), already hold its average leniency
+        weight = np.broadcast_to(rows, self.judge_rows.shape)
+        centre = (s.delta * weight).sum(axis=1) / np.maximum(weight.sum(axis=1), 1.0)
+        s.delta = s.delta - centre[:, None]
+        used = graded.any(axis=0, keepdims=True) if shared else graded
+        sq = (s.delta[: len(used)] ** 2 * used).sum(axis=1)  # per judge (or once), over the models graded
+        seen = used.sum(axis=1)
+        logs = -seen[:, None] * np.log(self.sds)[None, :] - sq[:, None] / (2 * self.sds[None, :] ** 2)
+        pick = self.sds[_pick(rng, _softmax(logs))]
+        s.lenient_sd = np.broadcast_to(pick, (self.n_judges,)).copy()
+        lz = self._log_normalisers(s, s.delta)  # judges x models x width
+        s.tilt = -np.einsum("rk,krw->rw", self.row_on, lz[:, ev.model, :])
 
     def _node_logits(self, s: _State, tau: float) -> FloatArray:
         """models x nodes: the log odds of a right answer at each difficulty node, for sd ``tau``."""
@@ -582,6 +697,8 @@ class _Sampler:
             den = big[ev.pattern_panel[pat]] - own
             with np.errstate(divide="ignore"):
                 log_like = np.log(num + s.alpha * np.exp(log_q[pat])) - np.log(den + s.alpha)
+        if s.tilt is not None:
+            log_like = log_like + s.tilt[rows]
         log_like = log_like.reshape(len(rows), self.states, CLASSES)
         if self.taus is not None:
             self._draw_with_difficulty(s, riddles, rows, at, log_like, fixed, probs, labelled_probs)
@@ -657,13 +774,15 @@ class _Sampler:
 def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = BURN_IN,
            draws: int = DRAWS, states: int | None = None,
            label_error: tuple[float, float] | None = LABEL_ERROR,
-           difficulty: Sequence[float] | None = None, free_states: bool = False) -> Draws:
+           difficulty: Sequence[float] | None = None, free_states: bool = False,
+           leniency: Sequence[float] | None = None, shared_leniency: bool = False) -> Draws:
     """Posterior draws of every row's probability of being right for ``field`` (module docstring);
     ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual; :data:`FIELD_STATES`: per
     field); ``label_error`` the
     Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth);
     ``difficulty`` the grid of the riddle difficulty's sd (:data:`DIFFICULTY`; None: no difficulty);
-    ``free_states``: every riddle may take any state (:data:`FREE_STATES`)."""
+    ``free_states``: every riddle may take any state (:data:`FREE_STATES`); ``leniency`` the grid of the judges'
+    per-model leniency's sd (:data:`LENIENCY`; None: judges behave alike toward every model)."""
     states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
@@ -677,7 +796,8 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
         raise CalibrationError(f"latent posterior: label classes must be 0..3, got {bad}")
     if not free_states and not open_riddles(ev).any():
         states = 1  # no riddle may leave state 0: the same draws as without states
-    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states, label_error, difficulty, free_states)
+    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states, label_error, difficulty, free_states,
+                       leniency, shared_leniency)
     state = sampler.init()
     right_classes = list(RIGHT[field])
     right = np.zeros((draws, len(ev.label)))
@@ -689,8 +809,11 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
     classes_mean, predicted = np.zeros((len(ev.label), CLASSES)), np.zeros(len(ev.label))
     for _ in range(burn_in):
         sampler.sweep(state, None)
+    delta_sum = None if state.delta is None else np.zeros_like(state.delta)
     for d in range(draws):
         sampler.sweep(state, probs, with_label)
+        if delta_sum is not None and state.delta is not None:
+            delta_sum += state.delta
         classes_mean += probs
         p_right = probs[:, right_classes].sum(axis=1)
         right[d, ~labelled] = p_right[~labelled]
@@ -702,7 +825,8 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
         if state.error is not None:
             errors[d] = state.error
     return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1),
-                 classes=classes_mean / max(draws, 1), label_error=errors, tau=taus)
+                 classes=classes_mean / max(draws, 1), label_error=errors, tau=taus,
+                 delta=None if delta_sum is None else delta_sum / max(draws, 1))
 
 
 def count_pmf(right: FloatArray) -> FloatArray:

@@ -100,9 +100,12 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     for provider in sorted(set(providers)):
         mine = row_provider == provider
         held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
+        if latent_class.LENIENCY is not None and latent_class.LENIENCY_OWN_LABELS:
+            held = replace(held, leniency_label=np.where(mine, rows.evidence.label, -1))
         error_prior = latent_class.LABEL_ERROR  # read at call time: None takes every label for the truth
         draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior,
-                                    difficulty=latent_class.DIFFICULTY, free_states=latent_class.FREE_STATES)
+                                    difficulty=latent_class.DIFFICULTY, free_states=latent_class.FREE_STATES,
+                                    leniency=latent_class.LENIENCY, shared_leniency=latent_class.SHARED_LENIENCY)
         part = rows.keys[mine].assign(predicted=draws.predicted[mine])
         if error_prior is not None:
             label = rows.evidence.label[mine]
