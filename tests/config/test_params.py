@@ -251,7 +251,7 @@ def _rename(node: dict, old: str, new: str) -> None:
         (lambda p: _rename(p["calibration"], "method", "metod"),
          "params.yaml: calibration.metod: unknown key (did you mean 'method'?)"),
         (lambda p: p["models"]["atlas-mini"].update(temperatur=0.2),
-         "params.yaml: models.atlas-mini.temperatur: unknown key (known: abstain, hint_gain, justification, skill, slip, vision_skill)"),
+         "params.yaml: models.atlas-mini.temperatur: unknown key (known: abstain, hidden_difficulty, hint_gain, justification, skill, slip, vision_skill)"),
         (lambda p: p["jury"]["pool"]["judge-gemini"].update(sensitivity=1.5),
          "params.yaml: jury.pool.judge-gemini.sensitivity: 1.5 is out of range [0.0, 1.0]"),
         (lambda p: _rename(p["models"]["atlas-mini"], "skill", "skil"),
