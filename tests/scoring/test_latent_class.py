@@ -32,6 +32,18 @@ def test_count_pmf_is_the_poisson_binomial_averaged_over_draws():
     assert lc.count_pmf(np.zeros((3, 0))) == pytest.approx([1.0])
 
 
+def _predicted(rng: np.random.Generator, rid: str, m: str, prov: str, skill: float,
+               preds: list[dict], labels: list[dict]) -> tuple[bool, bool]:
+    """One prediction of model ``m`` on riddle ``rid`` (right with probability ``skill``, its justification right
+    with 0.9 when the answer is), appended with its label; its true (answer, justification)."""
+    a = bool(rng.random() < skill)
+    j = a and bool(rng.random() < 0.9)
+    preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
+    labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
+                   "human_justification_correct": j, "human_both_correct": a and j, "annotator": "t"})
+    return a, j
+
+
 def _world(seed: int, n_riddles: int = 60, skills=(0.3, 0.8), together: float = 0.0):
     """Predictions, judgments (three judges, errors shared on 'hard' riddles with probability together),
     the truth and every label."""
@@ -41,11 +53,7 @@ def _world(seed: int, n_riddles: int = 60, skills=(0.3, 0.8), together: float = 
     for m, prov, skill in models:
         for r in range(n_riddles):
             rid = f"r{r:03d}"
-            a = bool(rng.random() < skill)
-            j = a and bool(rng.random() < 0.9)
-            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
-            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
-                           "human_justification_correct": j, "human_both_correct": a and j, "annotator": "t"})
+            a, j = _predicted(rng, rid, m, prov, skill, preds, labels)
             hard = rng.random() < together
             for k in ("j1", "j2", "j3"):
                 flip = hard or rng.random() < 0.1
@@ -424,11 +432,7 @@ def _lenient_world(seed: int, shift: float, n_riddles: int = 120, quality: float
         m = f"m{i}"
         for r in range(n_riddles):
             rid = f"r{r:03d}"
-            a = bool(rng.random() < skill)
-            j = a and bool(rng.random() < 0.9)
-            preds.append({"riddle_id": rid, "model": m, "provider": prov, "model_name": m, "n_hints": 0})
-            labels.append({"riddle_id": rid, "model": m, "provider": prov, "human_answer_correct": a,
-                           "human_justification_correct": j, "human_both_correct": a and j, "annotator": "t"})
+            a, j = _predicted(rng, rid, m, prov, skill, preds, labels)
             for k in ("j1", "j2", "j3"):
                 z = shift if m == "m0" else 0.0
                 va, vj = (bool(rng.random() < 1 / (1 + math.exp(-((logit if t else -logit) + z)))) for t in (a, j))
