@@ -5,6 +5,8 @@ and then moves no row; on, each does what it says."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +15,8 @@ from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.backends.base import RunContext
 from sideways.backends.sim import SimJudge, SimPredictor
 from sideways.config.options import SimJudgeOptions, SimModelOptions
-from sideways.config.params import JudgeSpec, ModelSpec
+from sideways.config.params import JudgeSpec, ModelSpec, parse_params
+from sideways.core.errors import ParamsError
 from sideways.simulation.truth import truth
 from sideways.testing.coverage import Setting, setting_params
 
@@ -136,3 +139,15 @@ def test_a_grid_setting_turns_every_hard_setting_on(default_params):
     assert all(j.options.correlation == 0 and j.options.model_spread == 0 for j in plain.jury.pool)
     assert all(m.options.hidden_difficulty == 0 for m in plain.models)
     assert plain.annotations.noise == 0
+
+
+@pytest.mark.parametrize(("value", "problem"), [(-1, "-1 is out of range [0.0, 10.0]"),
+                                                (11, "11 is out of range [0.0, 10.0]"),
+                                                ("hard", "expected a number, got 'hard'")])
+def test_a_bad_hidden_difficulty_is_one_line_naming_the_model(default_params, value, problem):
+    data = copy.deepcopy(dict(default_params))
+    key = next(iter(data["models"]))
+    data["models"][key]["hidden_difficulty"] = value
+    with pytest.raises(ParamsError) as info:
+        parse_params(data, source="params.yaml")
+    assert str(info.value) == f"params.yaml: models.{key}.hidden_difficulty: {problem}"
