@@ -59,7 +59,7 @@ def scratch_exam(params: Params, n_questions: int, key: str = "exam") -> None:
         mine = e.predictions[e.predictions["model"] == m.key]
         write_table(mine, EXAM_PREDICTIONS, paths.exam_predictions(key, m.key))
         write_table(e.grades[e.grades["model"] == m.key], EXAM_GRADES, paths.exam_grades(key, m.key))
-    write_table(e.detail, EXAM_DETAIL, paths.exam_detail(key))
+        write_table(e.detail[e.detail["model"] == m.key], EXAM_DETAIL, paths.exam_detail(key, m.key))
     write_json(paths.EXAM_METRICS, {key: e.metrics})
     write_json(paths.EXAM_TOPICS, {key: e.topics})
 

@@ -4,10 +4,11 @@ metrics/exams.json (DVC metrics, by exam then model: the four multiple-choice me
 the short-answer score, latency and cost, and the tie groups on the exam score: docs/method.md §8),
 metrics/headline_exams/<exam>.json (DVC metrics: each model's exam score, the narrow view),
 metrics/exam_topics.json (per-topic breakdown, by
-exam) and data/exam/detail/<exam>.parquet (per-question detail). With ``exams: {}`` both
-metrics files are ``{}``.
+exam) and data/exam/detail/<exam>/<model>.parquet (per-question detail, one file per model, with
+the pairs apart in data/exam/detail/<exam>/ties.json). With ``exams: {}`` both metrics files are ``{}``.
 """
 
+import shutil
 from typing import Any
 
 from sideways.artifacts import paths
@@ -29,6 +30,11 @@ def main() -> None:
     paths.EXAM_HEADLINE_DIR.mkdir(parents=True, exist_ok=True)
     for stale in paths.EXAM_HEADLINE_DIR.glob("*.json"):  # an exam no longer in exams: (a run by hand)
         if stale.stem not in params.exams:
+            stale.unlink()
+    for stale in paths.EXAM_DETAIL_DIR.iterdir():  # the same, and a detail of one file per exam (before)
+        if stale.is_dir() and stale.name not in params.exams:
+            shutil.rmtree(stale)
+        elif stale.is_file():
             stale.unlink()
     for exam in params.exams:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs

@@ -71,6 +71,21 @@ def test_both_exam_layouts_are_read(tmp_path, monkeypatch):
     assert problems == ["data/exam/detail/mmlu.parquet: not in the workspace"]
 
 
+def test_a_detail_of_one_file_per_model_is_read_and_a_metrics_model_key_never_names_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "data/exam/detail/arc").mkdir(parents=True)
+    detail("m", [True] * 3).to_parquet(tmp_path / "data/exam/detail/arc/m.parquet")
+    detail("n", [False] * 4).to_parquet(tmp_path / "data/exam/detail/arc/n.parquet")
+    (tmp_path / "data/exam/detail/evil.parquet").write_bytes(b"never read")
+    (tmp_path / "metrics/exams.json").write_text(json.dumps({"arc": {"n": {}, "m": {}}, "gone": {"m": {}},
+                                                             "evil": {"../../metrics/exams": {}}}))
+    got, problems = exam_tables("workspace")
+    assert list(got) == ["arc"] and got["arc"][0]["model"].tolist() == ["m"] * 3 + ["n"] * 4
+    assert problems == ["metrics/exams.json at workspace: exam evil: '../../metrics/exams' is not a model key; "
+                        "not compared", "data/exam/detail/gone/m.parquet: not in the workspace"]
+
+
 def test_exam_tie_groups_separate_a_model_right_everywhere_from_one_wrong_everywhere():
     from sideways.exams.changes import exam_tie_groups
 

@@ -1,11 +1,16 @@
-"""exam_score reuses a model's detail rows, metrics and topics when its predictions, grades, items and code are unchanged."""
+"""exam_score reuses a model's detail file, metrics and topics when its predictions, grades, items and
+code are unchanged: one file per model, checked before it is taken, restored from DVC's cache."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import yaml
 
 from helpers.exams import items, mcq, short, sim_judge, sim_model
 from sideways.artifacts import paths
@@ -20,7 +25,7 @@ from sideways.artifacts.io import (
     write_table,
 )
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS, conform
-from sideways.artifacts.sorted_tables import key_runs
+from sideways.artifacts.sorted_tables import key_runs, read_sorted
 from sideways.backends.base import RunContext
 from sideways.exams import reuse
 from sideways.exams.answer import exam_predictions
@@ -35,6 +40,7 @@ def write(df: pd.DataFrame, schema, path, inputs: str) -> None:  # type: ignore[
 
 
 def project(tmp_path, monkeypatch) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+    """Two models' answers to a 12-question exam and their detail files as exam_score wrote them; the detail."""
     monkeypatch.chdir(tmp_path)
     code_digest.cache_clear()
     (tmp_path / "dvc.yaml").write_text("stages:\n  exam_score:\n    deps: [src/code.py]\n")
@@ -49,20 +55,22 @@ def project(tmp_path, monkeypatch) -> pd.DataFrame:  # type: ignore[no-untyped-d
         write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", key), f"p-{key}")
         write(g, EXAM_GRADES, paths.exam_grades("e", key), f"g-{key}")
         parts.append(detail_table(table, p, g))
-    detail = pd.concat(parts, ignore_index=True)
-    paths.exam_detail("e").parent.mkdir(parents=True, exist_ok=True)
-    return write_table(detail, EXAM_DETAIL, paths.exam_detail("e"), json.dumps(detail_inputs("e", ["m1", "m2"])))
+    exam_results("e", table, ["m1", "m2"])
+    return conform(pd.concat(parts, ignore_index=True), EXAM_DETAIL, "both")
+
+
+def inputs() -> dict:  # type: ignore[type-arg]
+    return detail_inputs("e", ["m1", "m2"], graded=False)  # multiple choice only: no grades
 
 
 def test_every_model_is_reused_when_nothing_changed(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
-    reused = reusable("e", detail_inputs("e", ["m1", "m2"]))
-    assert sorted(reused.spans) == ["m1", "m2"]
-    assert reused.detail is not None
-    assert [reused.detail.slice(a, b - a).to_pandas()["model"].unique().tolist() for a, b in reused.spans.values()] == [
-        ["m1"], ["m2"]]
-    pieces = list(reused.pieces(["m2", "m1"], lambda k: 1 / 0))
-    assert len(pieces) == 1 and read_table_of(pa.concat_tables(pieces)).equals(detail)
+    reused = reusable("e", inputs())
+    assert sorted(reused.files) == sorted(reused.results) == ["m1", "m2"]
+    for m in ("m1", "m2"):
+        assert reused.files[m] == paths.exam_detail("e", m).read_bytes()
+        assert read_table_of(reused.tables[m]).equals(detail[detail["model"] == m].reset_index(drop=True))
+    assert reused.ties is not None and reused.ties[0] == {"m1", "m2"}
 
 
 def read_table_of(table: pa.Table) -> pd.DataFrame:
@@ -70,23 +78,29 @@ def read_table_of(table: pa.Table) -> pd.DataFrame:
     return conform(table.to_pandas(), EXAM_DETAIL, "arrow")
 
 
-def test_a_previous_detail_out_of_order_or_with_a_key_twice_is_not_reused(tmp_path, monkeypatch):
+def test_a_previous_file_out_of_order_with_a_key_twice_or_another_models_rows_is_not_reused(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
-    fingerprints = json.dumps(detail_inputs("e", ["m1", "m2"]))
-    swapped = pd.concat([detail.iloc[1:2], detail.iloc[0:1], detail.iloc[2:]], ignore_index=True)
-    twice = pd.concat([detail.iloc[:1], detail], ignore_index=True)
-    for bad in (swapped, twice):
-        atomic_write_bytes(paths.exam_detail("e"), _arrow_bytes(pa.Table.from_pandas(
-            bad, schema=EXAM_DETAIL.arrow(), preserve_index=False), EXAM_DETAIL, fingerprints))
-        assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
-    written = pa.Table.from_pandas(detail, schema=EXAM_DETAIL.arrow(), preserve_index=False)
+    target = paths.exam_detail("e", "m1")
+    record = table_inputs(target)
+    mine = detail[detail["model"] == "m1"].reset_index(drop=True)
+    swapped = pd.concat([mine.iloc[1:2], mine.iloc[0:1], mine.iloc[2:]], ignore_index=True)
+    twice = pd.concat([mine.iloc[:1], mine], ignore_index=True)
+    other = detail[detail["model"] == "m2"]
+    for bad in (swapped, twice, other, detail):
+        atomic_write_bytes(target, _arrow_bytes(pa.Table.from_pandas(
+            bad, schema=EXAM_DETAIL.arrow(), preserve_index=False), EXAM_DETAIL, record))
+        assert sorted(reusable("e", inputs()).files) == ["m2"]
+    written = pa.Table.from_pandas(mine, schema=EXAM_DETAIL.arrow(), preserve_index=False)
     loose = written.cast(pa.schema([f.with_nullable(True) for f in written.schema]))  # types alike, nulls allowed
-    atomic_write_bytes(paths.exam_detail("e"), _arrow_bytes(loose, EXAM_DETAIL, fingerprints))
-    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
-    paths.exam_detail("e").write_bytes(b"PAR1 not parquet")
-    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
-    write_table(detail, EXAM_DETAIL, paths.exam_detail("e"), fingerprints)
-    assert sorted(reusable("e", detail_inputs("e", ["m1", "m2"])).spans) == ["m1", "m2"]
+    atomic_write_bytes(target, _arrow_bytes(loose, EXAM_DETAIL, record))
+    assert sorted(reusable("e", inputs()).files) == ["m2"]
+    target.write_bytes(b"PAR1 not parquet")
+    assert sorted(reusable("e", inputs()).files) == ["m2"]
+    for broken in ({**json.loads(record or ""), "results": {"metrics": {}}}, [1], "x"):
+        write_table(mine, EXAM_DETAIL, target, json.dumps(broken))
+        assert sorted(reusable("e", inputs()).files) == ["m2"]
+    write_table(mine, EXAM_DETAIL, target, record)
+    assert sorted(reusable("e", inputs()).files) == ["m1", "m2"]
 
 
 KEY = ("model", "item_id")
@@ -114,40 +128,47 @@ def test_the_detail_built_model_by_model_is_the_detail_of_every_model_at_once(tm
         write(g, EXAM_GRADES, paths.exam_grades("e", key), f"g-{key}")
         ps.append(p)
         gs.append(g)
-    paths.exam_detail("e").unlink()
     exam_results("e", table, ["m3", "m1", "m2"])
     whole = conform(detail_table(table, pd.concat(ps), pd.concat(gs)), EXAM_DETAIL, "whole")
-    assert read_table(paths.exam_detail("e"), EXAM_DETAIL).equals(whole)
-    assert paths.exam_detail("e").read_bytes() == table_bytes(whole, EXAM_DETAIL, "whole", table_inputs(
-        paths.exam_detail("e")))
+    files = [paths.exam_detail("e", m) for m in ("m1", "m2", "m3")]
+    assert sorted(paths.exam_detail_dir("e").iterdir()) == sorted([*files, paths.exam_pairs_apart("e")])
+    assert conform(read_sorted(files, EXAM_DETAIL), EXAM_DETAIL, "read").equals(whole)
+    for m, f in zip(("m1", "m2", "m3"), files, strict=True):
+        mine = whole[whole["model"] == m].reset_index(drop=True)
+        assert read_table(f, EXAM_DETAIL).equals(mine)
+        assert f.read_bytes() == table_bytes(mine, EXAM_DETAIL, "mine", table_inputs(f))
     exam_results("e", table, [])
-    assert read_table(paths.exam_detail("e"), EXAM_DETAIL).empty
+    assert list(paths.exam_detail_dir("e").iterdir()) == [paths.exam_pairs_apart("e")]
 
 
 def test_a_model_whose_predictions_changed_is_rebuilt_and_a_code_change_rebuilds_all(tmp_path, monkeypatch):
-    detail = project(tmp_path, monkeypatch)
-    p = detail[detail["model"] == "m2"]  # any table: only its fingerprint matters here
+    project(tmp_path, monkeypatch)
     write(pd.read_parquet(paths.exam_predictions("e", "m2")), EXAM_PREDICTIONS, paths.exam_predictions("e", "m2"),
           "p-m2, answered again")
-    assert len(p) and sorted(reusable("e", detail_inputs("e", ["m1", "m2"])).spans) == ["m1"]
+    assert sorted(reusable("e", inputs()).files) == ["m1"]
     (tmp_path / "src/code.py").write_text("version = 2\n")
     code_digest.cache_clear()  # one digest per process: a stage run reads its code once
-    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
+    assert reusable("e", inputs()).files == {}
 
 
 def test_a_detail_without_fingerprints_is_not_reused(tmp_path, monkeypatch):
     detail = project(tmp_path, monkeypatch)
-    write_table(detail, EXAM_DETAIL, paths.exam_detail("e"))
-    assert reusable("e", detail_inputs("e", ["m1", "m2"])).spans == {}
+    write_table(detail[detail["model"] == "m1"], EXAM_DETAIL, paths.exam_detail("e", "m1"))
+    assert sorted(reusable("e", inputs()).files) == ["m2"]
 
 
 MODELS = ["m1", "m2", "m3", "m4"]
 
 
 def _outputs(table: pd.DataFrame) -> tuple[bytes, bytes, bytes]:
-    """exam_score's results for ``MODELS``: metrics, topics (as the stage writes them) and the detail's bytes."""
+    """exam_score's results for ``MODELS``: metrics, topics (as the stage writes them) and every detail file's bytes."""
     metrics, topics = exam_results("e", table, MODELS)
-    return json_bytes(metrics), json_bytes(topics), paths.exam_detail("e").read_bytes()
+    return json_bytes(metrics), json_bytes(topics), b"".join(paths.exam_detail("e", m).read_bytes() for m in MODELS)
+
+
+def _forget() -> None:
+    """No previous run: the exam's detail folder gone."""
+    shutil.rmtree(paths.exam_detail_dir("e"))
 
 
 def test_metrics_and_topics_of_unchanged_models_are_reused_and_the_same_bytes_as_from_nothing(tmp_path, monkeypatch):
@@ -164,17 +185,62 @@ def test_metrics_and_topics_of_unchanged_models_are_reused_and_the_same_bytes_as
 
     for key in MODELS:
         answer(key, 1)
-    paths.exam_detail("e").unlink()
+    _forget()
     scratch = _outputs(table)
     seen: list[list[str]] = []
     counted = reuse.model_metrics
     monkeypatch.setattr(reuse, "model_metrics", lambda d: seen.append(sorted(set(d["model"]))) or counted(d))
-    assert _outputs(table) == scratch and seen == [[]]  # every model's numbers from the previous detail
+    written = {m: paths.exam_detail("e", m).stat().st_mtime_ns for m in MODELS}
+    assert _outputs(table) == scratch and seen == []  # every model's numbers from its file
+    assert {m: paths.exam_detail("e", m).stat().st_mtime_ns for m in MODELS} == written  # and no file rewritten
     answer("m3", 2)
     changed = _outputs(table)
-    assert seen[-1] == ["m3"]
-    paths.exam_detail("e").unlink()
-    assert _outputs(table) == changed != scratch and seen[-1] == MODELS
+    assert seen == [["m3"]]
+    assert [m for m in MODELS if paths.exam_detail("e", m).stat().st_mtime_ns != written[m]] == ["m3"]
+    _forget()
+    assert _outputs(table) == changed != scratch and seen[1:] == [[m] for m in MODELS]
+
+
+def _to_dvc_cache() -> None:
+    """Move data/exam/detail into DVC's cache as `dvc repro` leaves it before running the stage: a
+    .dir manifest that dvc.lock records for exam_score's output, the folder itself gone."""
+    cache = Path(".dvc/cache/files/md5")
+    entries = []
+    for path in sorted(p for p in paths.EXAM_DETAIL_DIR.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        md5 = hashlib.md5(data).hexdigest()
+        (cache / md5[:2]).mkdir(parents=True, exist_ok=True)
+        (cache / md5[:2] / md5[2:]).write_bytes(data)
+        entries.append({"md5": md5, "relpath": path.relative_to(paths.EXAM_DETAIL_DIR).as_posix()})
+    manifest = json.dumps(entries).encode()
+    md5 = hashlib.md5(manifest).hexdigest() + ".dir"
+    (cache / md5[:2]).mkdir(parents=True, exist_ok=True)
+    (cache / md5[:2] / md5[2:]).write_bytes(manifest)
+    Path("dvc.lock").write_text(yaml.safe_dump({"schema": "2.0", "stages": {"exam_score": {
+        "cmd": "python stages/exam_score.py", "outs": [{"path": str(paths.EXAM_DETAIL_DIR), "md5": md5}]}}}))
+    shutil.rmtree(paths.EXAM_DETAIL_DIR)
+
+
+def test_files_dvc_removed_are_restored_from_its_cache_and_a_damaged_cached_copy_is_built_again(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch)
+    table = read_table(paths.exam_items("e"), EXAM_ITEMS)
+    before = {m: paths.exam_detail("e", m).read_bytes() for m in ("m1", "m2")}
+    ties = paths.exam_pairs_apart("e").read_bytes()
+    _to_dvc_cache()
+    reused = reusable("e", inputs())
+    assert sorted(reused.files) == ["m1", "m2"] and reused.ties is not None and reused.ties[0] == {"m1", "m2"}
+    built: list[str] = []
+    real = reuse.detail_table
+    monkeypatch.setattr(reuse, "detail_table", lambda i, p, g: built.append(p["model"].iloc[0]) or real(i, p, g))
+    exam_results("e", table, ["m1", "m2"])
+    assert built == [] and {m: paths.exam_detail("e", m).read_bytes() for m in ("m1", "m2")} == before
+    assert paths.exam_pairs_apart("e").read_bytes() == ties
+    _to_dvc_cache()
+    md5 = hashlib.md5(before["m1"]).hexdigest()
+    cached = Path(".dvc/cache/files/md5") / md5[:2] / md5[2:]
+    cached.write_bytes(before["m1"][:-40])  # a damaged copy (a pull may bring anything)
+    exam_results("e", table, ["m1", "m2"])
+    assert built == ["m1"] and {m: paths.exam_detail("e", m).read_bytes() for m in ("m1", "m2")} == before
 
 
 def test_pairs_apart_of_unchanged_models_are_reused_and_the_tie_groups_are_those_from_nothing(tmp_path, monkeypatch):
@@ -184,7 +250,7 @@ def test_pairs_apart_of_unchanged_models_are_reused_and_the_tie_groups_are_those
     for i, key in enumerate(MODELS):
         p = exam_predictions(table, sim_model(key, skill=0.1 + 0.25 * i), RunContext(seed=1))
         write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", key), f"p-{key}")
-    paths.exam_detail("e").unlink()
+    _forget()
     scratch = _outputs(table)
     assert len({m["tie_groups"] for m in json.loads(scratch[0]).values()}) > 1  # not one big tie
     known: list = []
@@ -198,25 +264,27 @@ def test_pairs_apart_of_unchanged_models_are_reused_and_the_tie_groups_are_those
     write(p, EXAM_PREDICTIONS, paths.exam_predictions("e", "m3"), "p-m3-again")
     changed = _outputs(table)
     assert known[-1][0] == {"m1", "m2", "m4"}  # m3's pairs computed again, the others' taken
-    paths.exam_detail("e").unlink()
+    _forget()
     assert _outputs(table) == changed and known[-1] is None
 
 
-def test_a_recorded_ties_entry_of_the_wrong_shape_is_not_used():
-    assert reuse._ties(None, {"a"}) is None
-    assert reuse._ties({"models": ["a", "b"], "apart": [["a"]]}, {"a", "b"}) is None
-    assert reuse._ties({"models": "ab", "apart": []}, {"a", "b"}) is None
-    assert reuse._ties({"models": ["a", "b", 3], "apart": []}, {"a", "b"}) is None
-    got = reuse._ties({"models": ["a", "b", "c"], "apart": [["a", "b"], ["a", "c"], ["a", "a"]]}, {"a", "b", "z"})
-    assert got == ({"a", "b"}, {frozenset(("a", "b"))})
+def test_a_recorded_ties_entry_of_the_wrong_shape_or_other_inputs_is_not_used(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch)
+    now = {"code": "c", "items": "i", "models": {m: [f"p-{m}", f"g-{m}"] for m in ("a", "b", "c", "z")}}
+    ties = paths.exam_pairs_apart("e")
 
+    def got(record) -> object:  # type: ignore[no-untyped-def]
+        ties.write_text(json.dumps(record))
+        return reuse._ties("e", now, {"a", "b", "z"})
 
-def test_pieces_join_runs_of_reused_models_and_put_new_ones_in_model_order():
-    detail = pa.table({"model": ["a", "a", "b", "c", "c", "d"], "item_id": list("xyxxyx")})
-    reused = reuse.Reused(detail, {"a": (0, 2), "c": (3, 5), "d": (5, 6)})  # b left the exam
-
-    def made(key: str) -> pa.Table:
-        return pa.table({"model": [key], "item_id": ["x"]})
-
-    pieces = list(reused.pieces(["d", "c", "bb", "a"], made))
-    assert [p.column("model").to_pylist() for p in pieces] == [["a", "a"], ["bb"], ["c", "c", "d"]]
+    fine = {"code": "c", "items": "i", "models": {m: [f"p-{m}", f"g-{m}"] for m in "abc"},
+            "apart": [["a", "b"], ["a", "c"], ["a", "a"]]}
+    assert got(fine) == ({"a", "b"}, {frozenset(("a", "b"))})
+    assert got({**fine, "models": {**fine["models"], "b": ["p-b, before", "g-b"]}}) == ({"a"}, set())
+    for bad in (None, [], {**fine, "code": "other"}, {**fine, "apart": [["a"]]}, {**fine, "models": ["a", "b"]},
+                {**fine, "apart": [["a", 3]]}):
+        assert got(bad) is None
+    ties.write_bytes(b"{not json")
+    assert reuse._ties("e", now, {"a"}) is None
+    ties.unlink()
+    assert reuse._ties("e", now, {"a"}) is None

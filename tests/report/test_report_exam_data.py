@@ -141,4 +141,6 @@ def test_each_exams_tables_are_read_from_its_folders_for_the_models_that_take_it
     assert files["demo"]["items"] == [paths.exam_items("demo")] and files["demo"]["metrics"] == [paths.EXAM_METRICS]
     assert files["demo"]["grades"] == [paths.exam_grades("demo", m.key) for m in params.models if m.key != "atlas-mini"]
     assert paths.exam_predictions("second", "atlas-mini") in files["second"]["predictions"]
-    assert {str(paths.exam_detail("second")), str(paths.EXAM_TOPICS)} <= set(input_files(params))
+    assert {str(paths.exam_detail("second", "atlas-mini")), str(paths.EXAM_TOPICS)} <= set(input_files(params))
+    assert files["demo"]["detail"] == sorted(paths.exam_detail("demo", m.key) for m in params.models
+                                             if m.key != "atlas-mini")  # the models taking it, in key order

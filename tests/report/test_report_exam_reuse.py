@@ -41,13 +41,16 @@ def project(tmp_path, monkeypatch):
     paths.EXAM_METRICS.write_text(json.dumps({EXAM: t.metrics}))
     paths.EXAM_TOPICS.write_text(json.dumps({EXAM: t.topics}))
     files = {"items": [paths.exam_items(EXAM)], "predictions": [paths.exam_predictions(EXAM, m) for m in models],
-             "grades": [paths.exam_grades(EXAM, m) for m in models], "detail": [paths.exam_detail(EXAM)],
+             "grades": [paths.exam_grades(EXAM, m) for m in models], "detail": [paths.exam_detail(EXAM, m) for m in sorted(models)],
              "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
     return files, models, t
 
 
 def _detail(detail, recorded):
-    write_table(detail, EXAM_DETAIL, paths.exam_detail(EXAM), json.dumps({"code": "c", "items": "i", "models": recorded}))
+    """Each model's detail file, recording the fingerprints ``recorded`` gives it (none: not in it)."""
+    for m in sorted(set(detail["model"])):
+        write_table(detail[detail["model"] == m], EXAM_DETAIL, paths.exam_detail(EXAM, m),
+                    json.dumps({"code": "c", "items": "i"} | ({"inputs": recorded[m]} if m in recorded else {})))
 
 
 def _build(files, models, previous: str) -> tuple[dict[str, bytes], set[str]]:

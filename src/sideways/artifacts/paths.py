@@ -81,7 +81,7 @@ def answers(stage: str, split: str, model: str) -> Path:
 # costs use its key where a riddle job uses its split: answers(kind, exam, model), cost(kind, exam, model).
 EXAM = DATA / "exam"
 EXAM_ITEMS_DIR = EXAM / "items"  # <exam>.parquet, the exam_items stage's output folder
-EXAM_DETAIL_DIR = EXAM / "detail"  # <exam>.parquet, exam_score's
+EXAM_DETAIL_DIR = EXAM / "detail"  # <exam>/<model>.parquet and <exam>/ties.json, exam_score's
 EXAM_METRICS = METRICS / "exams.json"  # {exam: {model: metrics}}: what dvc metrics show and diff read
 EXAM_TOPICS = METRICS / "exam_topics.json"  # {exam: {model: {topic: ...}}}
 EXAM_HEADLINE_DIR = METRICS / "headline_exams"  # <exam>.json, {model: exam score}: a DVC metrics folder
@@ -114,9 +114,21 @@ def exam_headline(exam: str) -> Path:
     return EXAM_HEADLINE_DIR / f"{exam}.json"
 
 
-def exam_detail(exam: str) -> Path:
-    """Every question's result for every model that took ``exam``."""
-    return EXAM_DETAIL_DIR / f"{exam}.parquet"
+def exam_detail_dir(exam: str) -> Path:
+    """Exam ``exam``'s per-question results: one file per model, and the pairs apart."""
+    return EXAM_DETAIL_DIR / exam
+
+
+def exam_detail(exam: str, model: str) -> Path:
+    """Every question's result for ``model`` on ``exam``: one file per model, so adding a model
+    writes (and DVC caches and pushes) one model's rows, not every model's again."""
+    return exam_detail_dir(exam) / f"{model}.parquet"
+
+
+def exam_pairs_apart(exam: str) -> Path:
+    """The pairs of models found apart on ``exam``'s score, with the inputs of each model they were
+    found from: what the next run reuses (``exams.reuse``)."""
+    return exam_detail_dir(exam) / "ties.json"
 
 
 REPORT = Path("report")

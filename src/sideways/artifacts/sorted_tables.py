@@ -9,6 +9,7 @@ order and that no key comes twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sideways.artifacts.io import conformed_arrow, read_arrow, read_table
+from sideways.artifacts.io import conformed_arrow, read_arrow, read_table, read_tables
 from sideways.artifacts.schema import TableSchema
 
 
@@ -38,14 +39,26 @@ def key_runs(table: pa.Table, key: tuple[str, str]) -> dict[str, tuple[int, int]
     return {str(m): (int(a), int(b)) for m, a, b in zip(names, starts, ends, strict=True)}
 
 
-def read_sorted(path: str | Path, schema: TableSchema) -> pd.DataFrame:
+def read_sorted(path: str | Path | Sequence[str | Path], schema: TableSchema,
+                source: str | None = None) -> pd.DataFrame:
     """The rows :func:`~sideways.artifacts.io.read_table` gives, for a file sorted by the schema's
     two-column key, with its strings left in Arrow (pandas' ``str`` dtype: a missing string is NaN,
-    not None); any other file is read by ``read_table``, whose errors name what is wrong."""
+    not None); any other file is read by ``read_table``, whose errors name what is wrong.
+
+    ``path`` may be several files of one table (one per model, in key order): read together, the
+    same way, when they are together sorted by the key; else by
+    :func:`~sideways.artifacts.io.read_tables` (``source`` names them in its errors)."""
     if len(schema.key) != 2:
         raise ValueError(f"read_sorted: {schema.name} has no two-column key")
-    table = read_arrow(Path(path), schema)
-    if conformed_arrow(table, schema) and key_runs(table, (schema.key[0], schema.key[1])) is not None:
-        frame: pd.DataFrame = table.to_pandas()
-        return frame
-    return read_table(path, schema)
+    several = not isinstance(path, (str, Path))
+    files = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    parts = [read_arrow(p, schema) for p in files]
+    if all(conformed_arrow(t, schema) for t in parts):
+        table = pa.concat_tables([t.replace_schema_metadata(None) for t in parts]) if parts else \
+            schema.arrow().empty_table()
+        if key_runs(table, (schema.key[0], schema.key[1])) is not None:
+            frame: pd.DataFrame = table.to_pandas()
+            return frame
+    if several:
+        return read_tables(files, schema, source or ", ".join(map(str, files)))
+    return read_table(files[0], schema)

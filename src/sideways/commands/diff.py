@@ -22,6 +22,7 @@ from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
 from sideways.commands.revisions import WORKSPACE, read_files
 from sideways.config.exam import EXAM_KEY
+from sideways.config.params import MODEL_KEY
 from sideways.exams.changes import exam_changes
 from sideways.scoring.changes import Changes, SplitVersion, split_changes
 from sideways.scoring.paired import REPLICATES
@@ -91,24 +92,30 @@ NEW_EXAM_METRICS, NEW_EXAM_DIR = Path("metrics/exams.json"), Path("data/exam/det
 
 
 def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]], list[str]]:
-    """``{exam key: (detail table, published metrics)}`` of one version, in either layout: per exam
-    key (``metrics/exams.json``, ``data/exam/detail/<key>.parquet``) or the single exam before it
+    """``{exam key: (detail table, published metrics)}`` of one version, in any of its layouts: one
+    detail file per exam and model (``metrics/exams.json``, ``data/exam/detail/<key>/<model>.parquet``),
+    one per exam before it (``data/exam/detail/<key>.parquet``), or the single exam before that
     (``metrics/exam.json``, ``data/exam/detail.parquet``, keyed ``exam``); and the problems."""
     found = read_files(rev, [NEW_EXAM_METRICS, OLD_EXAM_METRICS])
     new, old = found[NEW_EXAM_METRICS], found[OLD_EXAM_METRICS]
     problems: list[str] = []
     if isinstance(new, bytes):
         metrics = exam_metrics(new, NEW_EXAM_METRICS, rev, problems)
-        details = {k: NEW_EXAM_DIR / f"{k}.parquet" for k in sorted(metrics)}
+        whole = {k: NEW_EXAM_DIR / f"{k}.parquet" for k in sorted(metrics)}
+        per_model = {k: [NEW_EXAM_DIR / k / f"{m}.parquet" for m in sorted(metrics[k])] for k in sorted(metrics)}
     elif isinstance(old, bytes):
         metrics = exam_metrics(b'{"exam": %b}' % old, OLD_EXAM_METRICS, rev, problems)
-        details = {k: OLD_EXAM_DETAIL for k in metrics}
+        whole, per_model = {k: OLD_EXAM_DETAIL for k in metrics}, {k: [] for k in metrics}
     else:
         return {}, []
-    files = read_files(rev, details.values())
+    files = read_files(rev, [*whole.values(), *(p for ps in per_model.values() for p in ps)])
     out = {}
-    for key, path in details.items():
-        table = _table(files, path, problems, rev)
+    for key in metrics:
+        if not isinstance(files[whole[key]], bytes) and per_model[key]:  # one file per model
+            parts = [_table(files, p, problems, rev) for p in per_model[key]]
+            table = None if any(t is None for t in parts) else pd.concat(parts, ignore_index=True)
+        else:
+            table = _table(files, whole[key], problems, rev)
         if table is not None:
             out[key] = (table, metrics[key])
     return out, problems
@@ -117,7 +124,8 @@ def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]
 def exam_metrics(data: bytes, path: Path, rev: str, problems: list[str]) -> dict[str, dict[str, Any]]:
     """``{exam key: {model: {metric: value}}}`` of one version's exam metrics, keeping only what has that
     shape; each exam that has not is one problem naming the file and revision. A key must be an exam
-    key (it names ``data/exam/detail/<key>.parquet``: ``../../x`` would read outside the repository)."""
+    key and each model's a model key (they name ``data/exam/detail/<key>/<model>.parquet``: ``../../x``
+    would read outside the repository)."""
     try:
         metrics = json.loads(data)
     except ValueError as exc:
@@ -132,6 +140,8 @@ def exam_metrics(data: bytes, path: Path, rev: str, problems: list[str]) -> dict
             problems.append(f"{path} at {rev}: {key[:60]!r} is not an exam key; not compared")
         elif not isinstance(value, dict) or not all(isinstance(m, dict) for m in value.values()):
             problems.append(f"{path} at {rev}: exam {key}: expected an object of models' metrics; not compared")
+        elif bad := next((m for m in value if not MODEL_KEY.fullmatch(m)), None):
+            problems.append(f"{path} at {rev}: exam {key}: {bad[:60]!r} is not a model key; not compared")
         else:
             out[key] = value
     return out

@@ -56,7 +56,7 @@ L3SCORE_THRESHOLD = 0.5  # an l3score judge says "correct" when its score is at 
 L3SCORE_MAX_TOKENS, L3SCORE_TEMPERATURE = 1, 0.0
 L3SCORE_GENERATION = {"max_tokens": L3SCORE_MAX_TOKENS, "temperature": L3SCORE_TEMPERATURE}
 EXTRACT_KEY = "extract"  # the extractor's key: its requests, answers file and cost file are named by it
-_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+MODEL_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")  # a model key (each names files)
 MAX_KEY = 100  # a model key names files: <key>.parquet, and .<key>.parquet.<8 random>.tmp while written
 #: ``models:`` may name this file, beside params.yaml, instead of holding the models: dvc.lock then
 #: records one line for them, not seven a model, which DVC parses and rewrites after every stage
@@ -446,7 +446,7 @@ def _check_key(key: Any, where: str) -> None:
             f"{where}: key must not contain a dot (DVC cannot track params whose key has one); "
             "use a slug such as 'gpt-5-1' and put the real model id in 'name'"
         )
-    if not _KEY.match(key):
+    if not MODEL_KEY.match(key):
         raise ParamsError(f"{where}: key must be a slug of letters, digits, '-' and '_'")
     if len(key) > MAX_KEY:
         raise ParamsError(f"{where}: key is {len(key)} characters long, more than {MAX_KEY}: it names files "

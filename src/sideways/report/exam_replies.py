@@ -5,11 +5,11 @@ Adding a model to a 200-model leaderboard on a 14,042-question exam rebuilt and 
 chunk of the exam page, each holding every model's reply (about half of the report stage). The
 replies now live in one file per chunk and group of :data:`GROUP` models (params order), whose
 first line names the fingerprint of what the file is made of: the code, the exam's items, and
-per model of the group the fingerprints its predictions and grades carry and the ones the detail
-recorded for it (``exams.reuse``). A group whose every file in the previous report (the workspace's,
-else DVC's cached copy through ``dvc.lock``, its md5 checked) has that fingerprint and is well
-formed is taken as it was, and its models' predictions are not read; anything else builds the
-group again. The same inputs give the same bytes either way.
+per model of the group the fingerprints its predictions and grades carry and the ones its detail
+file recorded, with the code and items that file was made from (``exams.reuse``). A group whose
+every file in the previous report (the workspace's, else DVC's cached copy through ``dvc.lock``,
+its md5 checked) has that fingerprint and is well formed is taken as it was, and its models'
+predictions are not read; anything else builds the group again. The same inputs give the same bytes either way.
 """
 
 from __future__ import annotations
@@ -82,31 +82,29 @@ def code_digest() -> str:
     return sha.hexdigest()
 
 
-def model_inputs(predictions: Path, grades: Path | None, detail: dict[str, Any] | None, model: str) -> Any:
-    """What one model's replies are made of, or None when a fingerprint is missing or the detail
-    recorded other ones (then its group is always built)."""
+def model_inputs(predictions: Path, grades: Path | None, detail: Path | None) -> Any:
+    """What one model's replies are made of, or None when a fingerprint is missing or its detail
+    file recorded other ones (then its group is always built): its two fingerprints and the code
+    and items its detail was made from."""
     made = [table_inputs(predictions), "no grades" if grades is None else table_inputs(grades)]
-    recorded = ((detail or {}).get("models") or {}).get(model)
-    if None in made or recorded != made:
+    try:
+        recorded = json.loads((None if detail is None else table_inputs(detail)) or "null")
+    except ValueError:
         return None
-    return made
+    if None in made or not isinstance(recorded, dict) or recorded.get("inputs") != made:
+        return None
+    return [made, recorded.get("code"), recorded.get("items")]
 
 
 def group_inputs(exam: str, items: Path, models: list[str], taking: dict[str, tuple[Path, Path | None]],
-                 detail: Path) -> list[str | None]:
+                 details: dict[str, Path]) -> list[str | None]:
     """Per group of ``models``: the fingerprint of its reply files (None: never reused). ``taking``:
-    the models with results, their predictions and grades (None: multiple choice only)."""
-    try:
-        recorded = json.loads(table_inputs(detail) or "null")
-    except ValueError:
-        recorded = None
-    if not isinstance(recorded, dict):
-        return [None for _ in groups(models)]
-    common = [code_digest(), exam, file_digest(items), recorded.get("code"),
-              recorded.get("items"), CHUNK, GROUP]
+    the models with results, their predictions and grades (None: multiple choice only);
+    ``details``: their detail files."""
+    common = [code_digest(), exam, file_digest(items), CHUNK, GROUP]
     out: list[str | None] = []
     for group in groups(models):
-        each = {m: model_inputs(*taking[m], recorded, m) if m in taking else "no results" for m in group}
+        each = {m: model_inputs(*taking[m], details.get(m)) if m in taking else "no results" for m in group}
         whole = json.dumps([common, [[m, each[m]] for m in group]], sort_keys=True)
         out.append(None if None in each.values() else hashlib.sha256(whole.encode()).hexdigest())
     return out

@@ -69,7 +69,8 @@ def exam_files(params: Params) -> dict[str, dict[str, list[Path]]]:
     for exam in params.exams:
         keys = with_results([m.key for m in params.models_taking(exam)], exam)  # less its failed jobs
         out[exam] = {"items": [paths.exam_items(exam)], "predictions": [paths.exam_predictions(exam, k) for k in keys],
-                     "grades": [paths.exam_grades(exam, k) for k in keys], "detail": [paths.exam_detail(exam)],
+                     "grades": [paths.exam_grades(exam, k) for k in keys],
+                     "detail": [paths.exam_detail(exam, k) for k in sorted(keys)],
                      "metrics": [paths.EXAM_METRICS], "topics": [paths.EXAM_TOPICS]}
     return out
 
@@ -88,14 +89,14 @@ def read_exam(key: str, files: dict[str, list[Path]], models: list[str] | None =
     if models is not None and previous is not None:
         taking = {_model(p): (p, g if graded else None)
                   for p, g in zip(files["predictions"], files["grades"], strict=True)}
-        inputs = group_inputs(key, files["items"][0], models, taking, files["detail"][0])
+        inputs = group_inputs(key, files["items"][0], models, taking, {_model(d): d for d in files["detail"]})
         reused = previous_replies(key, inputs, len(items), previous)
         skip = {m for g, group in enumerate(groups(models)) if reply_path(key, 0, g) in reused for m in group}
     return ExamTables(
         key=key, items=items,
         predictions=_replies([f for f in files["predictions"] if _model(f) not in skip], key),
         grades=read_tables(graded, EXAM_GRADES, f"{key} exam grades"),
-        detail=read_sorted(files["detail"][0], EXAM_DETAIL),  # 2.8 M rows at 200 models: strings kept in Arrow
+        detail=read_sorted(files["detail"], EXAM_DETAIL, f"{key} exam detail"),  # 2.8 M rows at 200 models
         metrics=json.loads(files["metrics"][0].read_text()).get(key, {}),
         topics=json.loads(files["topics"][0].read_text()).get(key, {}),
         reply_inputs=inputs, reused=reused,
