@@ -147,15 +147,17 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     return [(*g, float(x / w[keep].sum())) for g, x, k in zip(GRID, w, keep, strict=True) if k]
 
 
-def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray, weight: float) -> float:
+def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
+                     weight: float) -> tuple[float, int]:
     """The prior's check against the labels (models x bins arrays as :func:`spread_weights` reads them):
     ``phi = max(1, (sum_m r_m^2 + weight) / (sum_m V_m + weight))``. Per model m with labels, the count of right
     answers over its labelled rows is predicted without any of its labels (its bins' starts ``eta``, the (kappa, sigma)
     grid weighed by every other model's labels, the level's nodes at their quadrature weights): ``r_m`` the labelled
     count minus that prediction's mean, ``V_m`` its variance. Above 1 when the models' labels stray from where the
     prior says they would, beyond its own spread; ``weight``: the predicted variance, in squared counts, that a ratio
-    of exactly 1 is worth a priori, so that a few labels cannot widen much alone."""
-    observed = predicted = 0.0
+    of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second, the side the labels
+    stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
+    observed = predicted = total = 0.0
     for i in np.flatnonzero(size.sum(axis=1) > 0):
         others_pos, others_size = pos.copy(), size.copy()
         others_pos[i], others_size[i] = 0.0, 0.0
@@ -165,8 +167,10 @@ def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, si
         k = np.arange(len(pmf), dtype=np.float64)
         mean = float(k @ pmf)
         observed += (float(pos[i].sum()) - mean) ** 2
+        total += float(pos[i].sum()) - mean
         predicted += float((k - mean) ** 2 @ pmf)
-    return max(1.0, (observed + weight) / (predicted + weight))
+    phi = max(1.0, (observed + weight) / (predicted + weight))
+    return phi, 0 if phi == 1.0 else int(np.sign(total))
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,7 @@ class Prior:
     spread: tuple[tuple[float, float, float], ...]
     labelled: dict[str, float] | None = None
     dispersion: float = 1.0
+    side: int = 0
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -196,6 +201,7 @@ def prior_json(prior: Prior | None) -> str | None:
         data["labelled"] = [[r, p] for r, p in prior.labelled.items()]
     if prior.dispersion != 1.0:  # written only when widened: an unchecked prior's line is unchanged
         data["dispersion"] = prior.dispersion
+        data["side"] = prior.side
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -208,7 +214,7 @@ def prior_from_json(text: str | None) -> Prior | None:
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
                  tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
                  None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]},
-                 float(data.get("dispersion", 1.0)))
+                 float(data.get("dispersion", 1.0)), int(data.get("side", 0)))
 
 
 def pooled_priors(
@@ -330,7 +336,7 @@ def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bin
     unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     alpha, beta, weights = mixture_rates(own, prior, bins)
     pmf = mixture_pmf(unlabelled, alpha, beta, weights)
-    wide = pmf if prior.dispersion == 1.0 else widen(pmf, prior.dispersion)
+    wide = pmf if prior.dispersion == 1.0 else widen(pmf, prior.dispersion, prior.side)
     if prior.labelled is None:
         known = sum(o[0] for o in own)
         lo, hi, _ = summarise(wide, known, level)
@@ -343,14 +349,17 @@ def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bin
     return lo, hi, summarise(np.convolve(pmf, labelled), 0, level)[2]
 
 
-def widen(pmf: FloatArray, dispersion: float) -> FloatArray:
+def widen(pmf: FloatArray, dispersion: float, side: int = 0) -> FloatArray:
     """The pmf (on 0..n) of a count whose deviation from its mean is scaled by ``sqrt(dispersion)``: each count k
     moves to ``mean + sqrt(dispersion) (k - mean)``, its mass split between the two counts around it in the ratio
     that keeps the mean (mass beyond 0 or n piled there); the latent posterior's label check."""
     n = len(pmf) - 1
     k = np.arange(n + 1, dtype=np.float64)
     mean = float(k @ pmf) / float(pmf.sum())
-    x = np.clip(mean + math.sqrt(dispersion) * (k - mean), 0.0, float(n))
+    scale = np.full(n + 1, math.sqrt(dispersion))
+    if side:  # only the deviations on the side the labels strayed to
+        scale[np.sign(k - mean) != side] = 1.0
+    x = np.clip(mean + scale * (k - mean), 0.0, float(n))
     low = np.floor(x).astype(np.int64)
     up = np.minimum(low + 1, n)
     frac = x - low

@@ -153,6 +153,8 @@ LABEL_CHECK = False
 #: With the label check: the predicted variance (in squared counts) that a ratio of exactly 1 is worth a priori, so
 #: that a few labels far from their predictions cannot widen the interval much on their own.
 CHECK_WEIGHT = 2.0
+#: With the label check: widen only the side of the count the labels strayed to (the sign of their pooled miss).
+CHECK_SIDED = True
 #: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
 LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).

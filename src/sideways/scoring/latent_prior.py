@@ -73,11 +73,12 @@ def latent_priors(
         for m, r, p, lab in zip(models, riddles, label_right, labels, strict=True):
             if lab is not None:  # a label the latent-class model could not read (a field missing): the label
                 own[m][str(r)] = float(bool(lab)) if math.isnan(p) else float(p)
-    phi = (label_dispersion(eta, pool_rows, pos, size, latent_class.CHECK_WEIGHT) if latent_class.LABEL_CHECK
-           else 1.0)
+    phi, side = (label_dispersion(eta, pool_rows, pos, size, latent_class.CHECK_WEIGHT) if latent_class.LABEL_CHECK
+                 else (1.0, 0))
+    side = side if latent_class.CHECK_SIDED else 0
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
-                     None if label_right is None else own[m], phi)
+                     None if label_right is None else own[m], phi, side)
             for i, m in enumerate(names)}
 
 
