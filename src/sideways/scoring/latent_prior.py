@@ -21,6 +21,11 @@ labels (:func:`sideways.scoring.latent_class.label_posterior`), kept in the prio
 (:attr:`sideways.scoring.hierarchy.Prior.labelled`), and the labelled rows' count is their Poisson-binomial,
 convolved into the count, not the labels' sum; the paired draws read the same probabilities. The bins'
 update still counts each label as an observation of its bin's rate.
+
+A variant, off by default (:data:`sideways.scoring.latent_class.LABEL_CHECK`): the priors are checked against the
+labels (:func:`sideways.scoring.hierarchy.label_dispersion`: each model's labelled count predicted without its
+labels, the squared misses over the predictions' variances pooled over the split), and each model's unlabelled count
+is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
 """
 
 from __future__ import annotations
