@@ -158,10 +158,12 @@ def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, si
     of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second, the side the labels
     stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
     observed = predicted = total = 0.0
+    # each grid point's log evidence per model (0 for a model without labels): leaving model i's labels out is
+    # leaving its column out of :func:`spread_weights`' sum
+    per_model = np.stack([_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size))
+                          for kap, sig in GRID])
     for i in np.flatnonzero(size.sum(axis=1) > 0):
-        others_pos, others_size = pos.copy(), size.copy()
-        others_pos[i], others_size[i] = 0.0, 0.0
-        spread = spread_weights(eta, pool_rows, others_pos, others_size)
+        spread = _kept_points(per_model.sum(axis=1) - per_model[:, i], size.sum() > size[i].sum())
         alpha, beta, w = _rows(np.zeros((2, size.shape[1])), eta[i], pool_rows[i], spread)
         pmf = mixture_pmf([int(n) for n in size[i]], alpha, beta, w)
         k = np.arange(len(pmf), dtype=np.float64)
@@ -171,6 +173,17 @@ def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, si
         predicted += float((k - mean) ** 2 @ pmf)
     phi = max(1.0, (observed + weight) / (predicted + weight))
     return phi, 0 if phi == 1.0 else int(np.sign(total))
+
+
+def _kept_points(scores: FloatArray, labelled: bool) -> list[tuple[float, float, float]]:
+    """:func:`spread_weights` from each grid point's log evidence: the posterior over the grid, points under
+    :data:`MIN_WEIGHT` dropped, renormalised (no labels at all: the fallback point)."""
+    if not labelled:
+        return [(*FALLBACK, 1.0)]
+    w = np.exp(scores - scores.max())
+    w /= w.sum()
+    keep = w >= MIN_WEIGHT
+    return [(*g, float(x / w[keep].sum())) for g, x, k in zip(GRID, w, keep, strict=True) if k]
 
 
 @dataclass(frozen=True)
