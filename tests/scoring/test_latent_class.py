@@ -500,3 +500,86 @@ def test_the_leniency_is_learned_toward_the_favoured_model_only_and_is_seeded() 
     built = lc.sample(ev, "both_correct", seed=0, stream="t", burn_in=20, draws=40)
     off = lc.sample(ev, "both_correct", seed=0, stream="t", leniency=None, burn_in=20, draws=40)
     assert built.delta is None and built.right.tobytes() == off.right.tobytes() != a.right.tobytes()
+
+
+def test_widen_keeps_the_mean_and_scales_the_spread_on_one_side_or_both() -> None:
+    from sideways.scoring.hierarchy import widen
+    pmf = np.array([math.comb(40, k) for k in range(41)], dtype=float) / 2.0**40
+    k = np.arange(41.0)
+
+    def moments(p: np.ndarray) -> tuple[float, float]:
+        mean = float(k @ p)
+        return mean, float(((k - mean) ** 2) @ p)
+
+    assert np.allclose(widen(pmf, 1.0), pmf)
+    mean, var = moments(pmf)
+    wide = widen(pmf, 4.0)
+    assert wide.sum() == pytest.approx(1.0) and moments(wide)[0] == pytest.approx(mean)
+    assert 3.95 <= moments(wide)[1] / var < 4.3  # the tails piled at 0 and 40 lose a little
+    up = widen(pmf, 4.0, side=1)
+    assert up[:20].sum() == pytest.approx(pmf[:20].sum())  # the lower side untouched
+    assert (k @ up) > mean + 1.0 and up[32:].sum() > 10 * pmf[32:].sum()
+
+
+def test_label_dispersion_is_one_where_the_prior_is_right_and_above_where_labels_stray() -> None:
+    """Six models, four bins, labels drawn at the prior's own rates: phi about 1; drawn 2.5 logits above them (the
+    jury calling right answers wrong together, for every model): phi above 1 and the side is up. (A shift of 1-1.5
+    logits shared by every model is mostly taken by the level's sigma, fitted on the other models' labels: phi 1.0-1.6.)"""
+    from sideways.scoring.hierarchy import label_dispersion
+    rng = np.random.default_rng(0)
+    eta = np.tile(np.array([-3.0, -1.0, 1.0, 3.0]), (6, 1)) + rng.normal(0, 0.3, (6, 1))
+    size = np.full((6, 4), 5.0)
+    pool_rows = np.full((6, 4), 25.0)
+    fair: list[tuple[float, int]] = []
+    strayed: list[tuple[float, int]] = []
+    for shift, out in ((0.0, fair), (2.5, strayed)):
+        for _ in range(10):
+            pos = rng.binomial(5, 1 / (1 + np.exp(-(eta + shift)))).astype(float)
+            out.append(label_dispersion(eta, pool_rows, pos, size, 2.0))
+    assert np.mean([phi for phi, _ in fair]) < 1.1
+    assert min(phi for phi, _ in strayed) > 1.5 and all(side == 1 for _, side in strayed)
+
+
+def _checked(monkeypatch: pytest.MonkeyPatch, jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFrame,
+             truth: dict[str, float], on: bool) -> pd.DataFrame:
+    monkeypatch.setattr(lc, "LABEL_CHECK", on)
+    out: pd.DataFrame = _scores("latent", jury, judgments, labels, truth)
+    return out
+
+
+def test_the_label_check_off_changes_nothing_and_writes_no_dispersion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off (the default), the priors' JSON carries no dispersion; on, a world whose labels confirm the prior gives
+    phi 1 and the same bytes as off."""
+    jury, judgments, annotations = _world(20, n_riddles=80)
+    truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+    few = annotations.groupby("model").head(20)
+    assert lc.LABEL_CHECK is False
+    off = _checked(monkeypatch, jury, judgments, few, truth, False)
+    on = _checked(monkeypatch, jury, judgments, few, truth, True)
+    assert not any("dispersion" in p for p in off["posterior_prior"])
+    assert off.to_csv().encode() == on.to_csv().encode()
+
+
+def test_judges_who_err_together_widen_the_checked_interval_and_keep_its_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three judges flipping together on 30% of riddles: the latent-class model believes them, the labels do not:
+    phi above 2, every interval as wide or wider (the score unchanged) and the run's miss covered; without shared
+    errors phi stays near 1. Seeded: the same inputs give the same bytes."""
+    import json
+    calm: list[float] = []
+    fooled: list[float] = []
+    for together, out in ((0.0, calm), (0.3, fooled)):
+        for seed in range(3):
+            jury, judgments, annotations = _world(20 + seed, n_riddles=80, together=together)
+            truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+            few = annotations.groupby("model").head(20)
+            off = _checked(monkeypatch, jury, judgments, few, truth, False)
+            on = _checked(monkeypatch, jury, judgments, few, truth, True)
+            out.append(json.loads(on["posterior_prior"].iloc[0]).get("dispersion", 1.0))
+            assert (on["posterior_score"] == off["posterior_score"]).all()
+            assert (on["posterior_half_width"] >= off["posterior_half_width"]).all()
+            if together:
+                assert (on["posterior_half_width"] > off["posterior_half_width"]).any()
+                assert on["posterior_covered"].all()
+    assert np.mean(calm) < 1.5 and min(fooled) > 2.0
+    again = _checked(monkeypatch, jury, judgments, few, truth, True)
+    assert again.to_csv().encode() == on.to_csv().encode()

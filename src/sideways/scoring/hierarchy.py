@@ -147,17 +147,59 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     return [(*g, float(x / w[keep].sum())) for g, x, k in zip(GRID, w, keep, strict=True) if k]
 
 
+def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
+                     weight: float) -> tuple[float, int]:
+    """The prior's check against the labels (models x bins arrays as :func:`spread_weights` reads them):
+    ``phi = max(1, (sum_m r_m^2 + weight) / (sum_m V_m + weight))``. Per model m with labels, the count of right
+    answers over its labelled rows is predicted without any of its labels (its bins' starts ``eta``, the (kappa, sigma)
+    grid weighed by every other model's labels, the level's nodes at their quadrature weights): ``r_m`` the labelled
+    count minus that prediction's mean, ``V_m`` its variance. Above 1 when the models' labels stray from where the
+    prior says they would, beyond its own spread; ``weight``: the predicted variance, in squared counts, that a ratio
+    of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second, the side the labels
+    stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
+    observed = predicted = total = 0.0
+    # each grid point's log evidence per model (0 for a model without labels): leaving model i's labels out is
+    # leaving its column out of :func:`spread_weights`' sum
+    per_model = np.stack([_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size))
+                          for kap, sig in GRID])
+    for i in np.flatnonzero(size.sum(axis=1) > 0):
+        spread = _kept_points(per_model.sum(axis=1) - per_model[:, i], size.sum() > size[i].sum())
+        alpha, beta, w = _rows(np.zeros((2, size.shape[1])), eta[i], pool_rows[i], spread)
+        pmf = mixture_pmf([int(n) for n in size[i]], alpha, beta, w)
+        k = np.arange(len(pmf), dtype=np.float64)
+        mean = float(k @ pmf)
+        observed += (float(pos[i].sum()) - mean) ** 2
+        total += float(pos[i].sum()) - mean
+        predicted += float((k - mean) ** 2 @ pmf)
+    phi = max(1.0, (observed + weight) / (predicted + weight))
+    return phi, 0 if phi == 1.0 else int(np.sign(total))
+
+
+def _kept_points(scores: FloatArray, labelled: bool) -> list[tuple[float, float, float]]:
+    """:func:`spread_weights` from each grid point's log evidence: the posterior over the grid, points under
+    :data:`MIN_WEIGHT` dropped, renormalised (no labels at all: the fallback point)."""
+    if not labelled:
+        return [(*FALLBACK, 1.0)]
+    w = np.exp(scores - scores.max())
+    w /= w.sum()
+    keep = w >= MIN_WEIGHT
+    return [(*g, float(x / w[keep].sum())) for g, x, k in zip(GRID, w, keep, strict=True) if k]
+
+
 @dataclass(frozen=True)
 class Prior:
     """One model's prior: per bin the logit of its rate and its pool rows; the (kappa, sigma, weight) mixture;
     ``labelled``: when labels may be wrong (the latent posterior), riddle -> the model's labelled row's
     probability of being right given its label and verdicts, so that their count is uncertain too (None: a
-    labelled row's count is its label)."""
+    labelled row's count is its label); ``dispersion``: the unlabelled count's spread around its mean is widened
+    by its square root (the latent posterior's label check, :func:`label_dispersion`; 1: as is)."""
 
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
     spread: tuple[tuple[float, float, float], ...]
     labelled: dict[str, float] | None = None
+    dispersion: float = 1.0
+    side: int = 0
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -170,6 +212,9 @@ def prior_json(prior: Prior | None) -> str | None:
                                "spread": [list(s) for s in prior.spread]}
     if prior.labelled is not None:
         data["labelled"] = [[r, p] for r, p in prior.labelled.items()]
+    if prior.dispersion != 1.0:  # written only when widened: an unchecked prior's line is unchanged
+        data["dispersion"] = prior.dispersion
+        data["side"] = prior.side
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -181,7 +226,8 @@ def prior_from_json(text: str | None) -> Prior | None:
     return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
                  tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
-                 None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]})
+                 None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]},
+                 float(data.get("dispersion", 1.0)), int(data.get("side", 0)))
 
 
 def pooled_priors(
@@ -303,13 +349,37 @@ def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bin
     unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     alpha, beta, weights = mixture_rates(own, prior, bins)
     pmf = mixture_pmf(unlabelled, alpha, beta, weights)
+    wide = pmf if prior.dispersion == 1.0 else widen(pmf, prior.dispersion, prior.side)
     if prior.labelled is None:
-        return summarise(pmf, sum(o[0] for o in own), level)
+        known = sum(o[0] for o in own)
+        lo, hi, _ = summarise(wide, known, level)
+        return lo, hi, summarise(pmf, known, level)[2]
     if len(prior.labelled) != sum(o[1] for o in own):
         raise ValueError(f"prior_summary: {len(prior.labelled)} labelled probabilities for "
                          f"{sum(o[1] for o in own)} labelled rows")
-    labelled = np.array(list(prior.labelled.values()), dtype=np.float64)
-    return summarise(np.convolve(pmf, poisson_binomial(labelled)), 0, level)
+    labelled = poisson_binomial(np.array(list(prior.labelled.values()), dtype=np.float64))
+    lo, hi, _ = summarise(np.convolve(wide, labelled), 0, level)
+    return lo, hi, summarise(np.convolve(pmf, labelled), 0, level)[2]
+
+
+def widen(pmf: FloatArray, dispersion: float, side: int = 0) -> FloatArray:
+    """The pmf (on 0..n) of a count whose deviation from its mean is scaled by ``sqrt(dispersion)``: each count k
+    moves to ``mean + sqrt(dispersion) (k - mean)``, its mass split between the two counts around it in the ratio
+    that keeps the mean (mass beyond 0 or n piled there); the latent posterior's label check."""
+    n = len(pmf) - 1
+    k = np.arange(n + 1, dtype=np.float64)
+    mean = float(k @ pmf) / float(pmf.sum())
+    scale = np.full(n + 1, math.sqrt(dispersion))
+    if side:  # only the deviations on the side the labels strayed to
+        scale[np.sign(k - mean) != side] = 1.0
+    x = np.clip(mean + scale * (k - mean), 0.0, float(n))
+    low = np.floor(x).astype(np.int64)
+    up = np.minimum(low + 1, n)
+    frac = x - low
+    out = np.zeros(n + 1)
+    np.add.at(out, low, pmf * (1 - frac))
+    np.add.at(out, up, pmf * frac)
+    return out
 
 
 def poisson_binomial(p: FloatArray) -> FloatArray:

@@ -145,6 +145,16 @@ SHARED_LENIENCY = False
 #: With a leniency, in the latent prior's held-out fits: the held-out provider's own labels teach its models'
 #: leniency (and nothing else of the fit), so that a model's labels tell how the judges treat it.
 LENIENCY_OWN_LABELS = False
+#: Check the latent posterior against its own labels (a variant, off by default): each model's labelled count is
+#: predicted by its prior without any of its labels and compared with the labels, the squared misses with the
+#: predictions' variances, pooled over the split's models, and the interval's count widened by the ratio when it is
+#: above 1 (:func:`sideways.scoring.hierarchy.label_dispersion`; docs/method.md §6, "Checked against its labels").
+LABEL_CHECK = False
+#: With the label check: the predicted variance (in squared counts) that a ratio of exactly 1 is worth a priori, so
+#: that a few labels far from their predictions cannot widen the interval much on their own.
+CHECK_WEIGHT = 2.0
+#: With the label check: widen only the side of the count the labels strayed to (the sign of their pooled miss).
+CHECK_SIDED = True
 #: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
 LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).

@@ -21,6 +21,11 @@ labels (:func:`sideways.scoring.latent_class.label_posterior`), kept in the prio
 (:attr:`sideways.scoring.hierarchy.Prior.labelled`), and the labelled rows' count is their Poisson-binomial,
 convolved into the count, not the labels' sum; the paired draws read the same probabilities. The bins'
 update still counts each label as an observation of its bin's rate.
+
+A variant, off by default (:data:`sideways.scoring.latent_class.LABEL_CHECK`): the priors are checked against the
+labels (:func:`sideways.scoring.hierarchy.label_dispersion`: each model's labelled count predicted without its
+labels, the squared misses over the predictions' variances pooled over the split), and each model's unlabelled count
+is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring import latent_class
-from sideways.scoring.hierarchy import EDGE, Prior, spread_weights
+from sideways.scoring.hierarchy import EDGE, Prior, label_dispersion, spread_weights
 from sideways.scoring.ppi import FloatArray
 
 Bin = tuple[int, int]
@@ -73,9 +78,12 @@ def latent_priors(
         for m, r, p, lab in zip(models, riddles, label_right, labels, strict=True):
             if lab is not None:  # a label the latent-class model could not read (a field missing): the label
                 own[m][str(r)] = float(bool(lab)) if math.isnan(p) else float(p)
+    phi, side = (label_dispersion(eta, pool_rows, pos, size, latent_class.CHECK_WEIGHT) if latent_class.LABEL_CHECK
+                 else (1.0, 0))
+    side = side if latent_class.CHECK_SIDED else 0
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
-                     None if label_right is None else own[m])
+                     None if label_right is None else own[m], phi, side)
             for i, m in enumerate(names)}
 
 
