@@ -69,3 +69,20 @@ def test_arrow_parts_put_together_write_the_bytes_of_the_whole_frame(tmp_path: P
     assert not (tmp_path / "bad.parquet").exists()
     nulls = pa.table({c: pa.array([None], f.type) for c, f in zip(EXAM_DETAIL.names, EXAM_DETAIL.arrow(), strict=True)})
     assert not io.conformed_arrow(nulls.cast(loose.schema), EXAM_DETAIL)
+
+
+def test_a_parquet_files_footer_checks_it_whole_since_a_never_null_column_cannot_hold_a_null(tmp_path: Path) -> None:
+    """conformed_parquet reads no rows: a column the schema says is never null is stored REQUIRED, which
+    the writer refuses to fill with a null, and a column stored nullable reads as nullable, which is refused."""
+    whole = schema.conform(_detail(3), EXAM_DETAIL, "a")
+    write_table(whole, EXAM_DETAIL, tmp_path / "good.parquet", "{}")
+    assert io.conformed_parquet(pq.ParquetFile(tmp_path / "good.parquet"), EXAM_DETAIL)
+    strict = io.arrow_table(whole, EXAM_DETAIL)
+    for column in (c.name for c in EXAM_DETAIL.columns if not c.nullable):
+        i = strict.schema.get_field_index(column)
+        holed = strict.set_column(i, strict.schema.field(i), pa.array([None] * len(strict), strict.schema.field(i).type))
+        with pytest.raises(pa.ArrowInvalid, match="non-nullable"):
+            pq.write_table(holed, tmp_path / "holed.parquet")
+        loose = holed.cast(strict.schema.set(i, strict.schema.field(i).with_nullable(True)))
+        pq.write_table(loose, tmp_path / "loose.parquet")
+        assert not io.conformed_parquet(pq.ParquetFile(tmp_path / "loose.parquet"), EXAM_DETAIL), column

@@ -124,6 +124,14 @@ def conformed_arrow(table: pa.Table, schema: TableSchema) -> bool:
         table.column(c.name).null_count == 0 for c in schema.columns if not c.nullable)
 
 
+def conformed_parquet(file: pq.ParquetFile, schema: TableSchema) -> bool:
+    """:func:`conformed_arrow` of a whole Parquet file without reading its rows, so that a reader that
+    needs a few of its columns checks all of them: the schema from its footer is the whole check, since
+    a column stored as never null (Parquet's REQUIRED, which pyarrow reads as not nullable) has no way
+    to hold a null (no definition levels are written for it), and a nullable one is refused here."""
+    return bool(file.schema_arrow.equals(schema.arrow(), check_metadata=False))
+
+
 def table_inputs(path: Path) -> str | None:
     """The :data:`INPUTS_KEY` a table was written with (None: none, or not a readable Parquet file)."""
     try:

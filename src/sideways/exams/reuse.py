@@ -34,7 +34,7 @@ from sideways.artifacts.io import (
     INPUTS_KEY,
     arrow_table,
     atomic_write_bytes,
-    conformed_arrow,
+    conformed_parquet,
     json_bytes,
     read_table,
     read_tables,
@@ -63,18 +63,25 @@ def detail_inputs(exam: str, models: list[str], graded: bool = True) -> dict[str
 
 Known = tuple[set[str], set[frozenset[str]]]
 
+#: The detail's columns the tie groups on the exam score read (exams.changes.exam_ties); the model and
+#: the question, the detail's key, among them.
+TIES_COLUMNS = ["model", "item_id", "kind", "topic", "points", "earned", "status"]
+
 
 @dataclass(frozen=True)
 class Reused:
     """What the previous run gives for the models whose inputs did not change: each one's detail
     file as it was (its bytes, checked: exactly of the schema, its own rows only, sorted by question
-    with none twice), the metrics and topics recorded in it, and the pairs of them found apart on
-    the exam score (``exams.changes.exam_ties``'s ``known``; None: nothing recorded)."""
+    with none twice), its tie groups' columns (:data:`TIES_COLUMNS`), the metrics and topics recorded
+    in it, and the pairs of them found apart on the exam score (``exams.changes.exam_ties``'s
+    ``known``; None: nothing recorded)."""
 
     files: dict[str, bytes] = field(default_factory=dict)
     tables: dict[str, pa.Table] = field(default_factory=dict)
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     ties: Known | None = None
+    #: where each file was read: the workspace's own file (a run by hand) is left as it is
+    sources: dict[str, Path] = field(default_factory=dict)
 
 
 def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
@@ -85,37 +92,40 @@ def reusable(exam: str, inputs: dict[str, Any]) -> Reused:
     files: dict[str, bytes] = {}
     tables: dict[str, pa.Table] = {}
     results: dict[str, dict[str, Any]] = {}
+    sources: dict[str, Path] = {}
     for model, fingerprints in inputs["models"].items():
         got = None if None in fingerprints else _previous_model(exam, model, inputs, fingerprints)
         if got is not None:
-            files[model], tables[model], results[model] = got
-    return Reused(files, tables, results, _ties(exam, inputs, set(files)))
+            files[model], tables[model], results[model], sources[model] = got
+    return Reused(files, tables, results, _ties(exam, inputs, set(files)), sources)
 
 
 def _previous_model(exam: str, model: str, inputs: dict[str, Any],
-                    fingerprints: list[str]) -> tuple[bytes, pa.Table, dict[str, Any]] | None:
-    """One model's previous detail file, its rows and its recorded results, when it was made from
-    these inputs and holds exactly that model's rows in order; else None."""
+                    fingerprints: list[str]) -> tuple[bytes, pa.Table, dict[str, Any], Path] | None:
+    """One model's previous detail file, its tie groups' columns, its recorded results and where it was
+    read, when it was made from these inputs and holds exactly that model's rows in order; else None."""
     previous = previous_output(STAGE, paths.exam_detail(exam, model))
     if previous is None:
         return None
     try:
         data = previous.read_bytes()
-        table = pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)  # small: threads cost more
-        recorded = json.loads((table.schema.metadata or {}).get(INPUTS_KEY.encode(), b"null"))
+        file = pq.ParquetFile(pa.BufferReader(data))
+        recorded = json.loads((file.schema_arrow.metadata or {}).get(INPUTS_KEY.encode(), b"null"))
+        if not isinstance(recorded, dict) or [recorded.get(k) for k in ("code", "items", "inputs")] != [
+                inputs["code"], inputs["items"], fingerprints]:
+            return None
+        result = recorded.get("results")
+        if not (isinstance(result, dict) and isinstance(result.get("metrics"), dict)
+                and isinstance(result.get("topics"), dict)) or not conformed_parquet(file, EXAM_DETAIL):
+            return None
+        # the tie groups' columns only (the key among them): the rest is checked by its footer and copied as it is
+        table = file.read(columns=TIES_COLUMNS, use_threads=False)  # small: threads cost more
     except (OSError, ValueError, pa.ArrowException):
         return None
-    if not isinstance(recorded, dict) or [recorded.get(k) for k in ("code", "items", "inputs")] != [
-            inputs["code"], inputs["items"], fingerprints]:
-        return None
-    result = recorded.get("results")
-    if not (isinstance(result, dict) and isinstance(result.get("metrics"), dict)
-            and isinstance(result.get("topics"), dict)):
-        return None
-    runs = key_runs(table, ("model", "item_id")) if conformed_arrow(table, EXAM_DETAIL) else None
+    runs = key_runs(table, ("model", "item_id"))
     if runs is None or runs != ({model: (0, len(table))} if len(table) else {}):
         return None
-    return data, table.replace_schema_metadata(None), result
+    return data, table.replace_schema_metadata(None), result, previous
 
 
 def _ties(exam: str, inputs: dict[str, Any], same: set[str]) -> Known | None:
@@ -136,10 +146,6 @@ def _ties(exam: str, inputs: dict[str, Any], same: set[str]) -> Known | None:
         return None
     covered = {m for m in same if models.get(m) == inputs["models"][m]}
     return covered, {frozenset(p) for p in apart if len(set(p)) == 2 and set(p) <= covered}
-
-
-#: The detail's columns the tie groups on the exam score read (exams.changes.exam_ties).
-TIES_COLUMNS = ["model", "item_id", "kind", "topic", "points", "earned", "status"]
 
 
 def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -167,8 +173,8 @@ def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[
         target = paths.exam_detail(exam, key)
         if key in reused.files:
             table, result = reused.tables[key], reused.results[key]
-            if not (target.is_file() and target.read_bytes() == reused.files[key]):
-                atomic_write_bytes(target, reused.files[key], sync=False)  # durable in DVC's cache already
+            if reused.sources[key] != target:  # DVC emptied the folder: its cached copy, durable there already
+                atomic_write_bytes(target, reused.files[key], sync=False)
         else:
             table = arrow_table(conform(detail_table(
                 items, read_table(paths.exam_predictions(exam, key), EXAM_PREDICTIONS),

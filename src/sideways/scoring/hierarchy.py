@@ -138,13 +138,10 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     keeps the uncertainty of how far the pool transfers in the interval.
     """
     if not size.any():
-        return [(*FALLBACK, 1.0)]
+        return _kept_points(np.zeros(len(GRID)), False)
     scores = np.array([float(_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size)).sum())
                        for kap, sig in GRID])
-    w = np.exp(scores - scores.max())
-    w /= w.sum()
-    keep = w >= MIN_WEIGHT
-    return [(*g, float(x / w[keep].sum())) for g, x, k in zip(GRID, w, keep, strict=True) if k]
+    return _kept_points(scores, True)
 
 
 def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
