@@ -583,3 +583,80 @@ def test_judges_who_err_together_widen_the_checked_interval_and_keep_its_score(m
     assert np.mean(calm) < 1.5 and min(fooled) > 2.0
     again = _checked(monkeypatch, jury, judgments, few, truth, True)
     assert again.to_csv().encode() == on.to_csv().encode()
+
+
+def test_model_bias_is_zero_where_the_prior_is_right_and_follows_each_models_own_side() -> None:
+    """Six models, labels drawn at the prior's own rates: no between-model bias (tau^2 0 on most draws); drawn 2
+    logits above the prior for three models and 2 below for the other three (judges lenient toward some models and
+    harsh toward others: their pooled miss cancels): every model's bias variance above 0, and its mean on the side
+    of its own shift."""
+    from sideways.scoring.hierarchy import model_bias
+    rng = np.random.default_rng(1)
+    eta = np.tile(np.array([-2.0, -0.5, 0.5, 2.0]), (6, 1)) + rng.normal(0, 0.3, (6, 1))
+    size = np.full((6, 4), 6.0)
+    pool_rows = np.full((6, 4), 30.0)
+    shift = np.array([2.0, -2.0, 2.0, -2.0, 2.0, -2.0])[:, None]
+    fair = [model_bias(eta, pool_rows, rng.binomial(6, 1 / (1 + np.exp(-eta))).astype(float), size, 2.0)
+            for _ in range(10)]
+    assert sum(float(var.max()) == 0.0 for _, var in fair) >= 7
+    for _ in range(5):
+        pos = rng.binomial(6, 1 / (1 + np.exp(-(eta + shift)))).astype(float)
+        mean, var = model_bias(eta, pool_rows, pos, size, 2.0)
+        assert (var > 0).all()
+        assert (np.sign(mean) == np.sign(shift[:, 0])).sum() >= 5
+
+
+def test_blur_adds_the_normals_variance_and_moves_by_its_mean() -> None:
+    """blur: a count's pmf plus N(shift, variance) on the integers: away from the ends the mean moves by the shift
+    and the variance grows by the variance (+ 1/12, the rounding); nothing blurred is the pmf itself; mass sums to 1."""
+    from sideways.scoring.hierarchy import blur
+    n = 200
+    k = np.arange(n + 1, dtype=np.float64)
+    pmf = np.exp(-((k - 100) ** 2) / (2 * 25.0))
+    pmf /= pmf.sum()
+    for shift, variance in ((0.0, 16.0), (5.0, 16.0), (3.5, 0.0)):
+        out = blur(pmf, shift, variance)
+        mean = float(k @ out)
+        assert out.sum() == pytest.approx(1.0)
+        assert mean == pytest.approx(100 + shift, abs=1e-6)
+        if variance:
+            assert float((k - mean) ** 2 @ out) == pytest.approx(25 + variance + 1 / 12, rel=0.01)
+    np.testing.assert_allclose(blur(pmf, 0.0, 0.0), pmf)
+    edge = blur(np.eye(11)[0], 0.0, 4.0)  # a count at 0: the mass below piled at 0
+    assert edge.sum() == pytest.approx(1.0) and edge[0] > 0.5
+
+
+def test_prior_summary_blurs_the_unlabelled_count_by_the_models_bias() -> None:
+    """Prior.bias_var widens the interval by U^2 var (U the unlabelled rows), the score (the posterior mean) unchanged;
+    Prior.bias moves it; both round-trip through the JSON line, and a prior without them writes no "bias"."""
+    from sideways.scoring.hierarchy import Prior, prior_from_json, prior_json, prior_summary
+    base = Prior({(0, 1): -2.0, (1, 1): 2.0}, {(0, 1): 10, (1, 1): 10}, ((8.0, 0.3, 1.0),))
+    counts, own, bins = [50, 50], [(1, 5), (4, 5)], [(0, 1), (1, 1)]
+    lo0, hi0, mean0 = prior_summary(counts, own, base, bins)
+    blurred = replace(base, bias_var=0.01)
+    lo, hi, mean = prior_summary(counts, own, blurred, bins)
+    # sd 0.1 x 90 rows: 9 counts added in quadrature to the count's own sd of about 7: about 1.6 times as wide
+    assert hi - lo >= 1.5 * (hi0 - lo0) and mean == mean0
+    up = replace(base, bias=0.1)
+    lo1, hi1, _ = prior_summary(counts, own, up, bins)
+    assert lo1 >= lo0 + 8 and hi1 >= hi0 + 8
+    assert prior_from_json(prior_json(blurred)) == blurred and prior_from_json(prior_json(up)) == up
+    assert "bias" not in (prior_json(base) or "")
+
+
+def test_the_model_check_off_changes_nothing_and_on_widens_without_moving_the_score(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off (the default), the priors' JSON carries no bias; on, every interval is as wide or wider, the score the same,
+    and where the judges flip together on 30% of riddles some interval is wider. Seeded: the same bytes twice."""
+    jury, judgments, annotations = _world(21, n_riddles=80, together=0.3)
+    truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+    few = annotations.groupby("model").head(20)
+    assert lc.MODEL_CHECK is False and lc.MODEL_CHECK_SHIFT is False
+    off = _scores("latent", jury, judgments, few, truth)
+    assert not any("bias" in p for p in off["posterior_prior"])
+    monkeypatch.setattr(lc, "MODEL_CHECK", True)
+    on = _scores("latent", jury, judgments, few, truth)
+    assert (on["posterior_score"] == off["posterior_score"]).all()
+    assert (on["posterior_half_width"] >= off["posterior_half_width"]).all()
+    assert (on["posterior_half_width"] > off["posterior_half_width"]).any()
+    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == on.to_csv().encode()

@@ -144,17 +144,12 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     return _kept_points(scores, True)
 
 
-def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
-                     weight: float) -> tuple[float, int]:
-    """The prior's check against the labels (models x bins arrays as :func:`spread_weights` reads them):
-    ``phi = max(1, (sum_m r_m^2 + weight) / (sum_m V_m + weight))``. Per model m with labels, the count of right
-    answers over its labelled rows is predicted without any of its labels (its bins' starts ``eta``, the (kappa, sigma)
-    grid weighed by every other model's labels, the level's nodes at their quadrature weights): ``r_m`` the labelled
-    count minus that prediction's mean, ``V_m`` its variance. Above 1 when the models' labels stray from where the
-    prior says they would, beyond its own spread; ``weight``: the predicted variance, in squared counts, that a ratio
-    of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second, the side the labels
-    stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
-    observed = predicted = total = 0.0
+def held_out_misses(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
+                    size: FloatArray) -> tuple[list[int], list[float], list[float]]:
+    """(models, r_m, V_m) of :func:`label_dispersion`, per model m with labels (models x bins arrays as
+    :func:`spread_weights` reads them): its labelled count minus the mean of that count's prediction without any of
+    its labels, and the prediction's variance."""
+    models, misses, variances = [], [], []
     # each grid point's log evidence per model (0 for a model without labels): leaving model i's labels out is
     # leaving its column out of :func:`spread_weights`' sum
     per_model = np.stack([_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size))
@@ -165,11 +160,53 @@ def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, si
         pmf = mixture_pmf([int(n) for n in size[i]], alpha, beta, w)
         k = np.arange(len(pmf), dtype=np.float64)
         mean = float(k @ pmf)
-        observed += (float(pos[i].sum()) - mean) ** 2
-        total += float(pos[i].sum()) - mean
-        predicted += float((k - mean) ** 2 @ pmf)
+        models.append(int(i))
+        misses.append(float(pos[i].sum()) - mean)
+        variances.append(float((k - mean) ** 2 @ pmf))
+    return models, misses, variances
+
+
+def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
+                     weight: float) -> tuple[float, int]:
+    """The prior's check against the labels (models x bins arrays as :func:`spread_weights` reads them):
+    ``phi = max(1, (sum_m r_m^2 + weight) / (sum_m V_m + weight))``. Per model m with labels, the count of right
+    answers over its labelled rows is predicted without any of its labels (its bins' starts ``eta``, the (kappa, sigma)
+    grid weighed by every other model's labels, the level's nodes at their quadrature weights): ``r_m`` the labelled
+    count minus that prediction's mean, ``V_m`` its variance (:func:`held_out_misses`). Above 1 when the models'
+    labels stray from where the prior says they would, beyond its own spread; ``weight``: the predicted variance, in
+    squared counts, that a ratio of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second,
+    the side the labels stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
+    observed = predicted = total = 0.0
+    for r, v in zip(*held_out_misses(eta, pool_rows, pos, size)[1:], strict=True):
+        observed += r ** 2
+        total += r
+        predicted += v
     phi = max(1.0, (observed + weight) / (predicted + weight))
     return phi, 0 if phi == 1.0 else int(np.sign(total))
+
+
+def model_bias(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
+               weight: float) -> tuple[FloatArray, FloatArray]:
+    """Per model, the mean and variance of its bias ``b_m`` (rate scale: the share of its predictions right beyond
+    what its prior says), an empirical-Bayes check of the prior against each model's own labels. From
+    :func:`held_out_misses` (``r_m``, ``V_m``, ``n_m`` labelled rows), the between-model variance
+    ``tau^2 = max(0, sum_m r_m^2 - sum_m V_m - weight) / sum_m n_m^2`` (``weight`` in squared counts, so that a
+    few labels cannot move it alone); then ``b_m | r_m`` is normal with mean ``tau^2 n_m r_m / (tau^2 n_m^2 + V_m)``
+    and variance ``tau^2 V_m / (tau^2 n_m^2 + V_m)``; a model without labels: mean 0, variance ``tau^2``. Where the
+    judges favour some models and not others the misses' signs differ and a pooled ratio cannot follow them."""
+    models, misses, variances = held_out_misses(eta, pool_rows, pos, size)
+    labelled = size.sum(axis=1)
+    mean, var = np.zeros(len(size)), np.zeros(len(size))
+    if not models:
+        return mean, var
+    r, v, n = np.array(misses), np.array(variances), labelled[models]
+    tau2 = max(0.0, float(r @ r - v.sum()) - weight) / float(n @ n)
+    var[:] = tau2
+    denom = tau2 * n**2 + v
+    safe = denom > 0
+    mean[models] = np.where(safe, tau2 * n * r / np.where(safe, denom, 1.0), 0.0)
+    var[models] = np.where(safe, tau2 * v / np.where(safe, denom, 1.0), 0.0)
+    return mean, var
 
 
 def _kept_points(scores: FloatArray, labelled: bool) -> list[tuple[float, float, float]]:
@@ -189,7 +226,9 @@ class Prior:
     ``labelled``: when labels may be wrong (the latent posterior), riddle -> the model's labelled row's
     probability of being right given its label and verdicts, so that their count is uncertain too (None: a
     labelled row's count is its label); ``dispersion``: the unlabelled count's spread around its mean is widened
-    by its square root (the latent posterior's label check, :func:`label_dispersion`; 1: as is)."""
+    by its square root (the latent posterior's label check, :func:`label_dispersion`; 1: as is); ``bias``,
+    ``bias_var``: the mean and variance of the model's own bias (rate scale, :func:`model_bias`), the unlabelled
+    count moved by ``U bias`` and blurred by a normal of variance ``U^2 bias_var`` (:func:`blur`; 0, 0: as is)."""
 
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
@@ -197,6 +236,8 @@ class Prior:
     labelled: dict[str, float] | None = None
     dispersion: float = 1.0
     side: int = 0
+    bias: float = 0.0
+    bias_var: float = 0.0
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -212,6 +253,8 @@ def prior_json(prior: Prior | None) -> str | None:
     if prior.dispersion != 1.0:  # written only when widened: an unchecked prior's line is unchanged
         data["dispersion"] = prior.dispersion
         data["side"] = prior.side
+    if prior.bias != 0.0 or prior.bias_var != 0.0:  # only when checked per model: else the line is unchanged
+        data["bias"] = [prior.bias, prior.bias_var]
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -224,7 +267,8 @@ def prior_from_json(text: str | None) -> Prior | None:
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
                  tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
                  None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]},
-                 float(data.get("dispersion", 1.0)), int(data.get("side", 0)))
+                 float(data.get("dispersion", 1.0)), int(data.get("side", 0)),
+                 *(float(x) for x in data.get("bias", (0.0, 0.0))))
 
 
 def pooled_priors(
@@ -347,6 +391,9 @@ def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bin
     alpha, beta, weights = mixture_rates(own, prior, bins)
     pmf = mixture_pmf(unlabelled, alpha, beta, weights)
     wide = pmf if prior.dispersion == 1.0 else widen(pmf, prior.dispersion, prior.side)
+    if prior.bias != 0.0 or prior.bias_var != 0.0:
+        u = sum(unlabelled)
+        wide = blur(wide, u * prior.bias, u**2 * prior.bias_var)
     if prior.labelled is None:
         known = sum(o[0] for o in own)
         lo, hi, _ = summarise(wide, known, level)
@@ -377,6 +424,31 @@ def widen(pmf: FloatArray, dispersion: float, side: int = 0) -> FloatArray:
     np.add.at(out, low, pmf * (1 - frac))
     np.add.at(out, up, pmf * frac)
     return out
+
+
+def blur(pmf: FloatArray, shift: float, variance: float) -> FloatArray:
+    """The pmf (on 0..n) of a count plus an independent normal N(``shift``, ``variance``), discretised to the
+    integers (each integer takes the normal's mass within 1/2 of it) and the mass beyond 0 or n piled there: a
+    model's own bias (:func:`model_bias`) added to its unlabelled count."""
+    n = len(pmf) - 1
+    sd = math.sqrt(max(variance, 0.0))
+    if sd < 1e-9:  # a pure shift: each count's mass split between the two counts around its new place
+        x = np.clip(np.arange(n + 1) + shift, 0.0, float(n))
+        low = np.floor(x).astype(np.int64)
+        up = np.minimum(low + 1, n)
+        out = np.zeros(n + 1)
+        np.add.at(out, low, pmf * (1 - (x - low)))
+        np.add.at(out, up, pmf * (x - low))
+        return out
+    reach = int(math.ceil(abs(shift) + 8 * sd)) + 1
+    edges = (np.arange(-reach, reach + 2) - 0.5 - shift) / (sd * math.sqrt(2))
+    kernel = np.diff(0.5 * (1 + np.array([math.erf(e) for e in edges])))
+    full = np.convolve(pmf, kernel)  # index i is count i - reach
+    out = full[reach:reach + n + 1].copy()
+    out[0] += full[:reach].sum()
+    out[n] += full[reach + n + 1:].sum()
+    total = float(out.sum())
+    return out / total if total > 0 else pmf
 
 
 def poisson_binomial(p: FloatArray) -> FloatArray:

@@ -155,6 +155,15 @@ LABEL_CHECK = False
 CHECK_WEIGHT = 2.0
 #: With the label check: widen only the side of the count the labels strayed to (the sign of their pooled miss).
 CHECK_SIDED = True
+#: Check the latent posterior against each model's own labels (a variant, off by default): an empirical-Bayes bias
+#: per model from its labels' miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs the model's
+#: unlabelled count (docs/method.md §6, "Checked per model"); independent of :data:`LABEL_CHECK`.
+MODEL_CHECK = False
+#: With the per-model check: the squared counts that the misses' excess over their predicted variance must pass
+#: before the models' biases count at all, so that a few labels cannot widen alone.
+MODEL_CHECK_WEIGHT = 2.0
+#: With the per-model check: also move the unlabelled count by the bias's mean (the interval only, not the score).
+MODEL_CHECK_SHIFT = False
 #: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
 LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).

@@ -26,6 +26,9 @@ A variant, off by default (:data:`sideways.scoring.latent_class.LABEL_CHECK`): t
 labels (:func:`sideways.scoring.hierarchy.label_dispersion`: each model's labelled count predicted without its
 labels, the squared misses over the predictions' variances pooled over the split), and each model's unlabelled count
 is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
+Another (:data:`sideways.scoring.latent_class.MODEL_CHECK`): per model, an empirical-Bayes bias from its own labels'
+miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs its unlabelled count
+(:attr:`sideways.scoring.hierarchy.Prior.bias_var`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring import latent_class
-from sideways.scoring.hierarchy import EDGE, Prior, label_dispersion, spread_weights
+from sideways.scoring.hierarchy import EDGE, Prior, label_dispersion, model_bias, spread_weights
 from sideways.scoring.ppi import FloatArray
 
 Bin = tuple[int, int]
@@ -81,9 +84,13 @@ def latent_priors(
     phi, side = (label_dispersion(eta, pool_rows, pos, size, latent_class.CHECK_WEIGHT) if latent_class.LABEL_CHECK
                  else (1.0, 0))
     side = side if latent_class.CHECK_SIDED else 0
+    bias, bias_var = (model_bias(eta, pool_rows, pos, size, latent_class.MODEL_CHECK_WEIGHT) if latent_class.MODEL_CHECK
+                      else (np.zeros(len(names)), np.zeros(len(names))))
+    if not latent_class.MODEL_CHECK_SHIFT:
+        bias = np.zeros(len(names))
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
-                     None if label_right is None else own[m], phi, side)
+                     None if label_right is None else own[m], phi, side, float(bias[i]), float(bias_var[i]))
             for i, m in enumerate(names)}
 
 
