@@ -75,6 +75,9 @@ def environment(repo: Path) -> dict[str, str]:
     """As tests/helpers/harness.py env: DVC's config dirs and site cache, HF offline, no bars."""
     home = repo.parent / "home"
     out = dict(os.environ)
+    # as a user's Python does (and the tests' harness): write bytecode, so that a stage does not compile
+    # every module it imports again (a shell that sets PYTHONDONTWRITEBYTECODE would time that too)
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
     out.update(PATH=f"{BIN}{os.pathsep}{out.get('PATH', '')}", PYTHONPATH=str(repo / "src"), DVC_NO_ANALYTICS="1",
                DVC_GLOBAL_CONFIG_DIR=str(home / "dvc-global"), DVC_SYSTEM_CONFIG_DIR=str(home / "dvc-system"),
                DVC_SITE_CACHE_DIR=str(home / "dvc-site-cache"), SIDEWAYS_PROGRESS="0", HF_HOME=str(home / "hf"),
