@@ -138,7 +138,7 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     keeps the uncertainty of how far the pool transfers in the interval.
     """
     if not size.any():
-        return _kept_points(np.zeros(len(GRID)), False)
+        return [(*FALLBACK, 1.0)]
     scores = np.array([float(_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size)).sum())
                        for kap, sig in GRID])
     return _kept_points(scores, True)
@@ -416,7 +416,14 @@ def widen(pmf: FloatArray, dispersion: float, side: int = 0) -> FloatArray:
     scale = np.full(n + 1, math.sqrt(dispersion))
     if side:  # only the deviations on the side the labels strayed to
         scale[np.sign(k - mean) != side] = 1.0
-    x = np.clip(mean + scale * (k - mean), 0.0, float(n))
+    return _moved(pmf, mean + scale * (k - mean))
+
+
+def _moved(pmf: FloatArray, x: FloatArray) -> FloatArray:
+    """The pmf (on 0..n) with count k's mass moved to ``x[k]``, split between the two counts around it in the
+    ratio that keeps the mean, mass beyond 0 or n piled there (:func:`widen`, :func:`blur`'s pure shift)."""
+    n = len(pmf) - 1
+    x = np.clip(x, 0.0, float(n))
     low = np.floor(x).astype(np.int64)
     up = np.minimum(low + 1, n)
     frac = x - low
@@ -433,13 +440,7 @@ def blur(pmf: FloatArray, shift: float, variance: float) -> FloatArray:
     n = len(pmf) - 1
     sd = math.sqrt(max(variance, 0.0))
     if sd < 1e-9:  # a pure shift: each count's mass split between the two counts around its new place
-        x = np.clip(np.arange(n + 1) + shift, 0.0, float(n))
-        low = np.floor(x).astype(np.int64)
-        up = np.minimum(low + 1, n)
-        out = np.zeros(n + 1)
-        np.add.at(out, low, pmf * (1 - (x - low)))
-        np.add.at(out, up, pmf * (x - low))
-        return out
+        return _moved(pmf, np.arange(n + 1, dtype=np.float64) + shift)
     reach = int(math.ceil(abs(shift) + 8 * sd)) + 1
     edges = (np.arange(-reach, reach + 2) - 0.5 - shift) / (sd * math.sqrt(2))
     kernel = np.diff(0.5 * (1 + np.array([math.erf(e) for e in edges])))
