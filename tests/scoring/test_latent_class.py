@@ -660,3 +660,103 @@ def test_the_model_check_off_changes_nothing_and_on_widens_without_moving_the_sc
     assert (on["posterior_half_width"] >= off["posterior_half_width"]).all()
     assert (on["posterior_half_width"] > off["posterior_half_width"]).any()
     assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == on.to_csv().encode()
+
+
+def test_bin_offsets_follow_the_other_providers_labels_and_never_a_models_own() -> None:
+    """Labels drawn at the starts: every offset small; drawn 2 logits above them in one bin for every model (judges who
+    call right answers wrong together, read by the fit as wrong): that bin's offset near +2 for every model, the other
+    bins' near 0; a model's own labels do not move its own offsets (only another provider's do); a bin no other
+    provider labelled keeps 0; a tighter prior sd moves less."""
+    from sideways.scoring.hierarchy import bin_offsets
+    rng = np.random.default_rng(3)
+    eta = np.tile(np.array([-3.0, -1.0, 1.0, 3.0]), (6, 1)) + rng.normal(0, 0.3, (6, 1))
+    size = np.full((6, 4), 20.0)
+    providers = ["a", "a", "b", "b", "c", "c"]
+    fair = bin_offsets(eta, rng.binomial(20, 1 / (1 + np.exp(-eta))).astype(float), size, providers, 1.0)
+    assert np.abs(fair).max() < 0.8
+    shift = np.array([0.0, 2.0, 0.0, 0.0])
+    pos = rng.binomial(20, 1 / (1 + np.exp(-(eta + shift)))).astype(float)
+    moved = bin_offsets(eta, pos, size, providers, 10.0)
+    assert (np.abs(moved[:, 1] - 2.0) < 0.6).all() and np.abs(moved[:, [0, 2, 3]]).max() < 0.8
+    own = pos.copy()
+    own[0] = size[0]  # model 0's own labels (and its provider's) all right: its offsets do not move
+    np.testing.assert_allclose(bin_offsets(eta, own, size, providers, 10.0)[:2], moved[:2])
+    assert not np.allclose(bin_offsets(eta, own, size, providers, 10.0)[2:], moved[2:])
+    alone = size.copy()
+    alone[2:, 3] = 0.0  # bin 3 labelled by provider a alone
+    lone = np.where(alone > 0, pos, 0.0)
+    assert (bin_offsets(eta, lone, alone, providers, 10.0)[:2, 3] == 0.0).all()
+    assert (np.abs(bin_offsets(eta, pos, size, providers, 0.3)[:, 1]) < np.abs(moved[:, 1])).all()
+
+
+def test_recalibrated_starts_are_off_by_default_and_on_move_the_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """RECALIBRATE is None by default (the priors as built); on, with judges flipping together on 30% of
+    riddles, the starts move (some bin's eta differs) and the same inputs still give the same bytes. LABEL_AWARE
+    alone changes nothing; with RECALIBRATE every prior carries its bins' positives read through the error rates."""
+    import json
+    jury, judgments, annotations = _world(22, n_riddles=80, together=0.3)
+    truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
+    few = annotations.groupby("model").head(20)
+    assert lc.RECALIBRATE is None
+    off = _scores("latent", jury, judgments, few, truth)
+    monkeypatch.setattr(lc, "RECALIBRATE", 1.0)
+    on = _scores("latent", jury, judgments, few, truth)
+    assert any(json.loads(a)["eta"] != json.loads(b)["eta"] for a, b in zip(off["posterior_prior"],
+                                                                          on["posterior_prior"], strict=True))
+    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == on.to_csv().encode()
+    monkeypatch.setattr(lc, "RECALIBRATE", None)
+    assert lc.LABEL_AWARE is False and not any("positives" in p for p in off["posterior_prior"])
+    monkeypatch.setattr(lc, "LABEL_AWARE", True)
+    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == off.to_csv().encode()  # alone: nothing
+    monkeypatch.setattr(lc, "RECALIBRATE", 1.0)
+    aware = _scores("latent", jury, judgments, few, truth)
+    assert all("positives" in p for p in aware["posterior_prior"])
+    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == aware.to_csv().encode()
+
+
+def test_label_flip_rates_follow_the_error_rates_and_the_rows_likely_class() -> None:
+    """Labels that (nearly) never err: no miss, no false call. Field error rates (0.1, 0.2): a row surely both right is called
+    wrong with 1 - 0.9 x 0.8; a row surely in class 0 (both wrong) is called right with 0.1 x 0.2, one surely in
+    class 1 (right answer, wrong justification) with 0.9 x 0.2; for the answer alone, a right answer is missed 0.1."""
+    from sideways.scoring.latent_class import label_flip_rates
+    classes = np.eye(4)[[3, 0, 1, 2]]
+    miss, false = label_flip_rates(classes, np.array([1e-12, 1e-12]), "both_correct")
+    np.testing.assert_allclose(miss[0], 0.0, atol=1e-9)
+    np.testing.assert_allclose(false[1:], 0.0, atol=1e-9)
+    miss, false = label_flip_rates(classes, np.array([0.1, 0.2]), "both_correct")
+    assert miss[0] == pytest.approx(1 - 0.9 * 0.8)
+    assert false[1] == pytest.approx(0.1 * 0.2) and false[2] == pytest.approx(0.9 * 0.2)
+    assert false[3] == pytest.approx(0.1 * 0.8)
+    miss, _ = label_flip_rates(classes, np.array([0.1, 0.2]), "answer_correct")
+    assert miss[0] == pytest.approx(0.1) and miss[2] == pytest.approx(0.1)
+
+
+def test_bin_offsets_read_through_the_labels_error_rates_find_the_true_rate() -> None:
+    """Labels drawn at the starts but through annotators who miss 20% of right rows and call 5% of wrong ones right:
+    read as they are, the offsets are pulled (below in the bins of mostly right rows); read through those rates,
+    they stay near 0."""
+    from sideways.scoring.hierarchy import bin_offsets
+    rng = np.random.default_rng(4)
+    eta = np.tile(np.array([-2.0, 0.0, 2.0, 3.0]), (6, 1))
+    size = np.full((6, 4), 200.0)
+    rho = 1 / (1 + np.exp(-eta))
+    miss, false = np.full_like(eta, 0.2), np.full_like(eta, 0.05)
+    pos = rng.binomial(200, rho * (1 - miss) + (1 - rho) * false).astype(float)
+    providers = ["a", "a", "b", "b", "c", "c"]
+    raw = bin_offsets(eta, pos, size, providers, 10.0)
+    aware = bin_offsets(eta, pos, size, providers, 10.0, (miss, false))
+    assert (raw[:, 3] < -0.8).all() and np.abs(aware).max() < 0.3
+
+
+def test_a_prior_with_positives_round_trips_and_updates_its_bins_by_them() -> None:
+    """Prior.positives: written to and read from the JSON line; the bins' update reads them in place of the labels'
+    sum (fewer positives: a lower count), and a prior without them writes no "positives"."""
+    from sideways.scoring.hierarchy import Prior, prior_from_json, prior_json, prior_summary
+    base = Prior({(0, 1): -2.0, (1, 1): 2.0}, {(0, 1): 2, (1, 1): 2}, ((2.0, 0.0, 1.0),))
+    soft = replace(base, positives={(0, 1): 0.5, (1, 1): 2.0})
+    counts, own, bins = [30, 30], [(2, 5), (5, 5)], [(0, 1), (1, 1)]
+    assert prior_from_json(prior_json(soft)) == soft and "positives" not in (prior_json(base) or "")
+    _, _, raw_mean = prior_summary(counts, own, base, bins)
+    _, _, soft_mean = prior_summary(counts, own, soft, bins)
+    assert soft_mean < raw_mean - 3

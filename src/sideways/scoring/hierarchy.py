@@ -209,6 +209,36 @@ def model_bias(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: Fl
     return mean, var
 
 
+def bin_offsets(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: Sequence[str],
+                sd: float, flips: tuple[FloatArray, FloatArray] | None = None) -> FloatArray:
+    """Per model m and bin v, ``d_mv``: how far the labels of the other providers' models sit from their own starts in
+    bin v, on the logit scale (models x bins arrays as :func:`spread_weights` reads them). The MAP of
+
+        pos_jv ~ Binomial(size_jv, sigmoid(eta_jv + d_v)) for every model j of another provider,  d_v ~ N(0, sd^2),
+
+    by Newton, one bin at a time: a recalibration of the starts by the pool, as v1 takes the pool's rate, so that a
+    fit that is off in a bin for every model (judges who err together, read as the fit's classes) is moved where the
+    pool's labels are. 0 where the pool has no label in the bin. ``flips``: per cell, (miss, false) the rates at
+    which a label calls a right row wrong and a wrong row right; the labels then say "right" with probability
+    ``q = rho (1 - miss) + (1 - rho) false``, ``rho = sigmoid(eta + d)`` (Fisher scoring)."""
+    prov = np.asarray(providers)
+    out = np.zeros_like(eta)
+    for i in range(len(eta)):
+        other = prov != prov[i]
+        e, k, n = eta[other], pos[other], size[other]
+        miss, false = (np.zeros_like(e), np.zeros_like(e)) if flips is None else (flips[0][other], flips[1][other])
+        d = np.zeros(eta.shape[1])
+        for _ in range(_NEWTON_STEPS):
+            p = _sigmoid(e + d[None, :])
+            q = np.clip(p * (1 - miss) + (1 - p) * false, 1e-12, 1 - 1e-12)
+            slope = (1 - miss - false) * p * (1 - p)  # dq / dd
+            grad = (slope * (k / q - (n - k) / (1 - q))).sum(axis=0) - d / sd**2
+            hess = (n * slope**2 / (q * (1 - q))).sum(axis=0) + 1 / sd**2
+            d = d + np.clip(grad / hess, -2.0, 2.0)  # a damped Newton step: the log posterior is concave
+        out[i] = d
+    return out
+
+
 def _kept_points(scores: FloatArray, labelled: bool) -> list[tuple[float, float, float]]:
     """:func:`spread_weights` from each grid point's log evidence: the posterior over the grid, points under
     :data:`MIN_WEIGHT` dropped, renormalised (no labels at all: the fallback point)."""
@@ -228,7 +258,9 @@ class Prior:
     labelled row's count is its label); ``dispersion``: the unlabelled count's spread around its mean is widened
     by its square root (the latent posterior's label check, :func:`label_dispersion`; 1: as is); ``bias``,
     ``bias_var``: the mean and variance of the model's own bias (rate scale, :func:`model_bias`), the unlabelled
-    count moved by ``U bias`` and blurred by a normal of variance ``U^2 bias_var`` (:func:`blur`; 0, 0: as is)."""
+    count moved by ``U bias`` and blurred by a normal of variance ``U^2 bias_var`` (:func:`blur`; 0, 0: as is);
+    ``positives``: per bin, the own labels' positives read through their error rates (fractional), which the bins'
+    update uses instead of the labels' sum (None: the labels as they are)."""
 
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
@@ -238,6 +270,7 @@ class Prior:
     side: int = 0
     bias: float = 0.0
     bias_var: float = 0.0
+    positives: dict[Bin, float] | None = None
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -255,6 +288,8 @@ def prior_json(prior: Prior | None) -> str | None:
         data["side"] = prior.side
     if prior.bias != 0.0 or prior.bias_var != 0.0:  # only when checked per model: else the line is unchanged
         data["bias"] = [prior.bias, prior.bias_var]
+    if prior.positives is not None:  # only with labels read through their error rates
+        data["positives"] = [[v, j, x] for (v, j), x in prior.positives.items()]
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -263,12 +298,14 @@ def prior_from_json(text: str | None) -> Prior | None:
     if text is None:
         return None
     data = json.loads(text)
+    bias, bias_var = (float(x) for x in data.get("bias", (0.0, 0.0)))
     return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
                  tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
                  None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]},
                  float(data.get("dispersion", 1.0)), int(data.get("side", 0)),
-                 *(float(x) for x in data.get("bias", (0.0, 0.0))))
+                 bias, bias_var,
+                 None if "positives" not in data else {(int(v), int(j)): float(x) for v, j, x in data["positives"]})
 
 
 def pooled_priors(
@@ -375,6 +412,8 @@ def mixture_rates(own: Sequence[Tally], prior: Prior, bins: Sequence[Bin]) -> tu
     posterior of the rate, and the component's weight (they sum to 1). A draw of the posterior
     picks a component by weight, then each bin's rate from its beta (:mod:`sideways.scoring.paired`)."""
     own_arr = np.array(own, dtype=np.float64).T.reshape(2, len(bins))
+    if prior.positives is not None:  # the own labels read through their error rates
+        own_arr[0] = [prior.positives.get(b, k) for b, k in zip(bins, own_arr[0], strict=True)]
     eta = np.array([prior.eta[b] for b in bins])
     rows = np.array([prior.pool_rows[b] for b in bins], dtype=np.float64)
     alpha, beta, weights = _rows(own_arr, eta, rows, prior.spread)

@@ -164,6 +164,14 @@ MODEL_CHECK = False
 MODEL_CHECK_WEIGHT = 2.0
 #: With the per-model check: also move the unlabelled count by the bias's mean (the interval only, not the score).
 MODEL_CHECK_SHIFT = False
+#: Recalibrate the latent prior's starts by the pool (a variant, off by default): each bin's start moved by the
+#: logit offset the other providers' labels show there (:func:`sideways.scoring.hierarchy.bin_offsets`), the
+#: offset's prior sd this value (None: off).
+RECALIBRATE: float | None = None
+#: With :data:`RECALIBRATE` and labels that may be wrong (:data:`LABEL_ERROR`): the pool's labels are read through
+#: their error rates (a label says "right" with probability ``rho (1 - miss) + (1 - rho) false``), and each bin's own
+#: labels update its rate as their probabilities of being right given the recalibrated start (a variant, off).
+LABEL_AWARE = False
 #: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
 LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).
@@ -319,6 +327,22 @@ def label_posterior(classes: FloatArray, label: IntArray, error: FloatArray, fie
     post = _softmax(logp)
     out: FloatArray = post[:, list(RIGHT[field])].sum(axis=1)
     return out
+
+
+def label_flip_rates(classes: FloatArray, error: FloatArray, field: str) -> tuple[FloatArray, FloatArray]:
+    """Per row, (miss, false): P(its label says wrong | it is right for ``field``) and P(its label says right | it
+    is wrong), from its class probabilities without the label (``classes``, rows x classes) and the labels' error
+    rates (:func:`label_log_likelihood`): which wrong class a row is likely in decides how often a label calls it
+    right."""
+    says = np.zeros(CLASSES)  # P(the label says right for the field | class c)
+    for code in RIGHT[field]:  # a label's code is coded as a class's: answer bit + 2 x justification bit
+        says += np.exp(label_log_likelihood(np.array([code]), error)[0])
+    right = np.zeros(CLASSES, dtype=bool)
+    right[list(RIGHT[field])] = True
+    p_right, p_wrong = classes[:, right], classes[:, ~right]
+    hit = (p_right * says[right]).sum(axis=1) / np.maximum(p_right.sum(axis=1), 1e-12)
+    false = (p_wrong * says[~right]).sum(axis=1) / np.maximum(p_wrong.sum(axis=1), 1e-12)
+    return 1.0 - hit, false
 
 
 def evidence(

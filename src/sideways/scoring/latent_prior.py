@@ -28,7 +28,10 @@ labels, the squared misses over the predictions' variances pooled over the split
 is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
 Another (:data:`sideways.scoring.latent_class.MODEL_CHECK`): per model, an empirical-Bayes bias from its own labels'
 miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs its unlabelled count
-(:attr:`sideways.scoring.hierarchy.Prior.bias_var`).
+(:attr:`sideways.scoring.hierarchy.Prior.bias_var`). Two more (:data:`sideways.scoring.latent_class.RECALIBRATE`,
+:data:`sideways.scoring.latent_class.LABEL_AWARE`): each bin's start moved by the offset the other providers' labels
+show there (:func:`sideways.scoring.hierarchy.bin_offsets`), and those labels and the model's own read through their
+error rates (:attr:`sideways.scoring.hierarchy.Prior.positives`).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring import latent_class
-from sideways.scoring.hierarchy import EDGE, Prior, label_dispersion, model_bias, spread_weights
+from sideways.scoring.hierarchy import EDGE, Prior, bin_offsets, label_dispersion, model_bias, spread_weights
 from sideways.scoring.ppi import FloatArray
 
 Bin = tuple[int, int]
@@ -50,6 +53,7 @@ Bin = tuple[int, int]
 def latent_priors(
     models: Sequence[str], bins: Sequence[Bin], predicted: FloatArray, labels: Sequence[bool | None],
     providers: Mapping[str, str], label_right: FloatArray | None = None, riddles: Sequence[str] | None = None,
+    flips: tuple[FloatArray, FloatArray] | None = None,
 ) -> dict[str, Prior]:
     """model -> its :class:`~sideways.scoring.hierarchy.Prior` from per-row ``models``, ``bins``,
     ``predicted`` (P(right) without the row's label) and ``labels`` (True/False, None when unlabelled);
@@ -61,17 +65,32 @@ def latent_priors(
     mi = {m: i for i, m in enumerate(names)}
     bi = {b: j for j, b in enumerate(all_bins)}
     shape = (len(names), len(all_bins))
-    hist, mass, pos, size = (np.zeros(shape) for _ in range(4))
-    for m, b, p, lab in zip(models, bins, predicted, labels, strict=True):
+    hist, mass, pos, size, miss, false = (np.zeros(shape) for _ in range(6))
+    for row, (m, b, p, lab) in enumerate(zip(models, bins, predicted, labels, strict=True)):
         cell = (mi[m], bi[b])
         hist[cell] += 1
         mass[cell] += p
+        if flips is not None:
+            miss[cell] += flips[0][row]
+            false[cell] += flips[1][row]
         if lab is not None:
             size[cell] += 1
             pos[cell] += bool(lab)
     mean = np.clip(mass / np.maximum(hist, 1), EDGE, 1 - EDGE)
     eta = np.log(mean / (1 - mean))
     prov = np.array([providers[m] for m in names])
+    aware = flips is not None and latent_class.RECALIBRATE is not None
+    rates = (miss / np.maximum(hist, 1), false / np.maximum(hist, 1)) if aware else None
+    if latent_class.RECALIBRATE is not None:
+        offsets = bin_offsets(eta, pos, size, prov.tolist(), latent_class.RECALIBRATE, rates)
+        eta = np.clip(eta + offsets, math.log(EDGE / (1 - EDGE)), math.log((1 - EDGE) / EDGE))
+    positives = None
+    if rates is not None:  # each own label as its probability of being right given the recalibrated start
+        rho = 1 / (1 + np.exp(-eta))
+        said_right = rho * (1 - rates[0]) / np.maximum(rho * (1 - rates[0]) + (1 - rho) * rates[1], 1e-12)
+        said_wrong = rho * rates[0] / np.maximum(rho * rates[0] + (1 - rho) * (1 - rates[1]), 1e-12)
+        pos = pos * said_right + (size - pos) * said_wrong
+        positives = pos
     pool_rows = np.stack([size[prov != prov[i]].sum(axis=0) for i in range(len(names))]) if names else size
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
     own: dict[str, dict[str, float]] = {m: {} for m in names}
@@ -90,7 +109,9 @@ def latent_priors(
         bias = np.zeros(len(names))
     return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
-                     None if label_right is None else own[m], phi, side, float(bias[i]), float(bias_var[i]))
+                     None if label_right is None else own[m], phi, side, float(bias[i]), float(bias_var[i]),
+                     None if positives is None else
+                     {b: float(positives[i, j]) for j, b in enumerate(all_bins) if size[i, j] > 0})
             for i, m in enumerate(names)}
 
 
@@ -126,6 +147,9 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
             label = rows.evidence.label[mine]
             right = latent_class.label_posterior(draws.classes[mine], label, draws.label_error.mean(axis=0), field)
             part = part.assign(label_right=np.where(label >= 0, right, np.nan))
+            if latent_class.LABEL_AWARE:
+                miss, false = latent_class.label_flip_rates(draws.classes[mine], draws.label_error.mean(axis=0), field)
+                part = part.assign(label_miss=miss, label_false=false)
         parts.append(part)
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return out
@@ -149,8 +173,10 @@ def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.D
     bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
     providers = dict(zip(frame["model"], frame["provider"], strict=True))
     label_right = frame["label_right"].to_numpy() if "label_right" in frame.columns else None
+    flips = ((frame["label_miss"].to_numpy(), frame["label_false"].to_numpy()) if "label_miss" in frame.columns
+             else None)
     return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers, label_right,
-                         frame["riddle_id"].tolist())
+                         frame["riddle_id"].tolist(), flips)
 
 
 def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
