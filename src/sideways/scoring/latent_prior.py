@@ -79,18 +79,9 @@ def latent_priors(
     mean = np.clip(mass / np.maximum(hist, 1), EDGE, 1 - EDGE)
     eta = np.log(mean / (1 - mean))
     prov = np.array([providers[m] for m in names])
-    aware = flips is not None and latent_class.RECALIBRATE is not None
-    rates = (miss / np.maximum(hist, 1), false / np.maximum(hist, 1)) if aware else None
-    if latent_class.RECALIBRATE is not None:
-        offsets = bin_offsets(eta, pos, size, prov.tolist(), latent_class.RECALIBRATE, rates)
-        eta = np.clip(eta + offsets, math.log(EDGE / (1 - EDGE)), math.log((1 - EDGE) / EDGE))
-    positives = None
-    if rates is not None:  # each own label as its probability of being right given the recalibrated start
-        rho = 1 / (1 + np.exp(-eta))
-        said_right = rho * (1 - rates[0]) / np.maximum(rho * (1 - rates[0]) + (1 - rho) * rates[1], 1e-12)
-        said_wrong = rho * rates[0] / np.maximum(rho * rates[0] + (1 - rho) * (1 - rates[1]), 1e-12)
-        pos = pos * said_right + (size - pos) * said_wrong
-        positives = pos
+    rates = ((miss / np.maximum(hist, 1), false / np.maximum(hist, 1))
+             if flips is not None and latent_class.RECALIBRATE is not None else None)
+    eta, pos, positives = _recalibrated(eta, pos, size, prov.tolist(), rates)
     pool_rows = np.stack([size[prov != prov[i]].sum(axis=0) for i in range(len(names))]) if names else size
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
     own: dict[str, dict[str, float]] = {m: {} for m in names}
@@ -113,6 +104,25 @@ def latent_priors(
                      None if positives is None else
                      {b: float(positives[i, j]) for j, b in enumerate(all_bins) if size[i, j] > 0})
             for i, m in enumerate(names)}
+
+
+def _recalibrated(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: list[str],
+                  rates: tuple[FloatArray, FloatArray] | None) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+    """(eta, positives the bins' update reads, the positives to keep in the priors or None) under
+    :data:`~sideways.scoring.latent_class.RECALIBRATE` (each bin's start moved by the pool's offset) and, with
+    ``rates`` (per cell, the labels' miss and false rates), each own label read as its probability of being right
+    given the recalibrated start; as they are when the variant is off."""
+    if latent_class.RECALIBRATE is None:
+        return eta, pos, None
+    offsets = bin_offsets(eta, pos, size, providers, latent_class.RECALIBRATE, rates)
+    eta = np.clip(eta + offsets, math.log(EDGE / (1 - EDGE)), math.log((1 - EDGE) / EDGE))
+    if rates is None:
+        return eta, pos, None
+    rho = 1 / (1 + np.exp(-eta))
+    said_right = rho * (1 - rates[0]) / np.maximum(rho * (1 - rates[0]) + (1 - rho) * rates[1], 1e-12)
+    said_wrong = rho * rates[0] / np.maximum(rho * rates[0] + (1 - rho) * (1 - rates[1]), 1e-12)
+    soft = pos * said_right + (size - pos) * said_wrong
+    return eta, soft, soft
 
 
 def stream(split: str, field: str) -> str:
