@@ -223,8 +223,8 @@ def bin_offsets(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: S
     ``q = rho (1 - miss) + (1 - rho) false``, ``rho = sigmoid(eta + d)`` (Fisher scoring)."""
     prov = np.asarray(providers)
     out = np.zeros_like(eta)
-    for i in range(len(eta)):
-        other = prov != prov[i]
+    for provider in np.unique(prov):  # the offsets depend on the model's provider alone
+        other = prov != provider
         e, k, n = eta[other], pos[other], size[other]
         miss, false = (np.zeros_like(e), np.zeros_like(e)) if flips is None else (flips[0][other], flips[1][other])
         d = np.zeros(eta.shape[1])
@@ -235,7 +235,7 @@ def bin_offsets(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: S
             grad = (slope * (k / q - (n - k) / (1 - q))).sum(axis=0) - d / sd**2
             hess = (n * slope**2 / (q * (1 - q))).sum(axis=0) + 1 / sd**2
             d = d + np.clip(grad / hess, -2.0, 2.0)  # a damped Newton step: the log posterior is concave
-        out[i] = d
+        out[prov == provider] = d
     return out
 
 

@@ -154,11 +154,11 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
                                     leniency=latent_class.LENIENCY, shared_leniency=latent_class.SHARED_LENIENCY)
         part = rows.keys[mine].assign(predicted=draws.predicted[mine])
         if error_prior is not None:
-            label = rows.evidence.label[mine]
-            right = latent_class.label_posterior(draws.classes[mine], label, draws.label_error.mean(axis=0), field)
+            label, error = rows.evidence.label[mine], draws.label_error.mean(axis=0)
+            right = latent_class.label_posterior(draws.classes[mine], label, error, field)
             part = part.assign(label_right=np.where(label >= 0, right, np.nan))
             if latent_class.LABEL_AWARE:
-                miss, false = latent_class.label_flip_rates(draws.classes[mine], draws.label_error.mean(axis=0), field)
+                miss, false = latent_class.label_flip_rates(draws.classes[mine], error, field)
                 part = part.assign(label_miss=miss, label_false=false)
         parts.append(part)
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
