@@ -689,23 +689,22 @@ def test_bin_offsets_follow_the_other_providers_labels_and_never_a_models_own() 
     assert (np.abs(bin_offsets(eta, pos, size, providers, 0.3)[:, 1]) < np.abs(moved[:, 1])).all()
 
 
-def test_recalibrated_starts_are_off_by_default_and_on_move_the_starts(
+def test_recalibrated_starts_are_built_in_and_move_the_starts(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """RECALIBRATE is None by default (the priors as built); on, with judges flipping together on 30% of
-    riddles, the starts move (some bin's eta differs) and the same inputs still give the same bytes. LABEL_AWARE
-    alone changes nothing; with RECALIBRATE every prior carries its bins' positives read through the error rates."""
+    """RECALIBRATE is 1 as built; off (None), with judges flipping together on 30% of riddles, the starts are the
+    fit's own (some bin's eta differs) and the same inputs still give the same bytes. LABEL_AWARE without
+    RECALIBRATE changes nothing; with it every prior carries its bins' positives read through the error rates."""
     import json
     jury, judgments, annotations = _world(22, n_riddles=80, together=0.3)
     truth = annotations.groupby("model")["human_both_correct"].mean().to_dict()
     few = annotations.groupby("model").head(20)
-    assert lc.RECALIBRATE is None
-    off = _scores("latent", jury, judgments, few, truth)
-    monkeypatch.setattr(lc, "RECALIBRATE", 1.0)
+    assert lc.RECALIBRATE == 1.0
     on = _scores("latent", jury, judgments, few, truth)
+    monkeypatch.setattr(lc, "RECALIBRATE", None)
+    off = _scores("latent", jury, judgments, few, truth)
     assert any(json.loads(a)["eta"] != json.loads(b)["eta"] for a, b in zip(off["posterior_prior"],
                                                                           on["posterior_prior"], strict=True))
-    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == on.to_csv().encode()
-    monkeypatch.setattr(lc, "RECALIBRATE", None)
+    assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == off.to_csv().encode()
     assert lc.LABEL_AWARE is False and not any("positives" in p for p in off["posterior_prior"])
     monkeypatch.setattr(lc, "LABEL_AWARE", True)
     assert _scores("latent", jury, judgments, few, truth).to_csv().encode() == off.to_csv().encode()  # alone: nothing

@@ -164,10 +164,11 @@ MODEL_CHECK = False
 MODEL_CHECK_WEIGHT = 2.0
 #: With the per-model check: also move the unlabelled count by the bias's mean (the interval only, not the score).
 MODEL_CHECK_SHIFT = False
-#: Recalibrate the latent prior's starts by the pool (a variant, off by default): each bin's start moved by the
-#: logit offset the other providers' labels show there (:func:`sideways.scoring.hierarchy.bin_offsets`), the
-#: offset's prior sd this value (None: off).
-RECALIBRATE: float | None = None
+#: Recalibrate the latent prior's starts by the pool (as built): each bin's start moved by the logit offset the
+#: other providers' labels show there (:func:`sideways.scoring.hierarchy.bin_offsets`), the offset's prior sd this
+#: value (None: off, the starts the latent-class fit gives). It halves the centre's error where the jury errs together
+#: and changes nothing beyond noise where the fit is right (docs/method.md §6, "Starts recalibrated by the pool").
+RECALIBRATE: float | None = 1.0
 #: With :data:`RECALIBRATE` and labels that may be wrong (:data:`LABEL_ERROR`): the pool's labels are read through
 #: their error rates (a label says "right" with probability ``rho (1 - miss) + (1 - rho) false``), and each bin's own
 #: labels update its rate as their probabilities of being right given the recalibrated start (a variant, off).

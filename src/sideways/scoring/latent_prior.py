@@ -11,9 +11,12 @@ the model knows where labels confirm it (the extreme bins: rates of 0.0002 and 0
 labels, where v1's pool rate is worth 4) and stays honest where they are few (the middle bins).
 
 For model m and bin v: ``eta_mv = logit(mean of predicted[i] over m's rows i in v)``, the
-prediction of each row without its own label (:attr:`sideways.scoring.latent_class.Draws.predicted`);
-then :func:`sideways.scoring.hierarchy.spread_weights` weighs the (kappa, sigma) grid by every
-model's own labels and :func:`sideways.scoring.hierarchy.prior_counts` gives the interval.
+prediction of each row without its own label (:attr:`sideways.scoring.latent_class.Draws.predicted`),
+moved by the offset ``d_v`` the other providers' labels show in the bin
+(:func:`sideways.scoring.hierarchy.bin_offsets`, :data:`sideways.scoring.latent_class.RECALIBRATE`: where the
+whole jury errs together the fit starts a bin too low for every model, and the pool's labels say where);
+then :func:`sideways.scoring.hierarchy.spread_weights` weighs the (kappa, sigma) grid by every model's own labels
+and :func:`sideways.scoring.hierarchy.prior_counts` gives the interval.
 
 Labels may be wrong (the annotator is one more rater of the latent-class model): each of m's labelled rows
 gets P(right | its label, its verdicts, the other providers' labels) from the fit that hid its provider's
@@ -28,10 +31,8 @@ labels, the squared misses over the predictions' variances pooled over the split
 is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
 Another (:data:`sideways.scoring.latent_class.MODEL_CHECK`): per model, an empirical-Bayes bias from its own labels'
 miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs its unlabelled count
-(:attr:`sideways.scoring.hierarchy.Prior.bias_var`). Two more (:data:`sideways.scoring.latent_class.RECALIBRATE`,
-:data:`sideways.scoring.latent_class.LABEL_AWARE`): each bin's start moved by the offset the other providers' labels
-show there (:func:`sideways.scoring.hierarchy.bin_offsets`), and those labels and the model's own read through their
-error rates (:attr:`sideways.scoring.hierarchy.Prior.positives`).
+(:attr:`sideways.scoring.hierarchy.Prior.bias_var`). One more (:data:`sideways.scoring.latent_class.LABEL_AWARE`): the
+offsets' labels and the model's own read through their error rates (:attr:`sideways.scoring.hierarchy.Prior.positives`).
 """
 
 from __future__ import annotations
