@@ -25,7 +25,8 @@ def main() -> None:
         truth = true_scores(riddles, predictions, cal.field)
     judgments = None
     if cal.posterior == "latent":  # every judge's verdicts, not only the jury's counts (docs/method.md §6)
-        keys = [m.key for m in params.models_taking(args.split)]  # as params says, never a glob
+        # as params says, never a glob; a model whose paid job failed has no verdicts yet and is off the board
+        keys = with_results([m.key for m in params.models_taking(args.split)], args.split)
         judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,

@@ -27,8 +27,9 @@ pytestmark = pytest.mark.slow
 KEY = "sk-fake-failed-jobs"
 
 
-def four_models(good: str, bad: str):
-    """params.yaml: two simulated models, one on ``good``, one on ``bad``; the riddles of llm alone."""
+def four_models(good: str, bad: str, posterior: str = "v1"):
+    """params.yaml: two simulated models, one on ``good``, one on ``bad``; the riddles of llm alone; the
+    posterior interval's prior ``posterior``."""
     def local(url: str, provider: str, name: str) -> dict:
         return {"backend": "openai-compatible", "base_url": url, "api_key_env": "LOCAL_LLM_KEY", "concurrency": 4,
                 "provider": provider, "name": name, "n_hints": 0}
@@ -38,6 +39,7 @@ def four_models(good: str, bad: str):
         sim = {k: v for k, v in p["models"].items() if k in ("atlas-large", "quill-max")}
         p["models"] = {**sim, "good-m": local(good, "goodco", "good-model-1"), "bad-m": local(bad, "badco", "bad-model-1")}
         p["exams"] = {}
+        p["calibration"]["posterior"] = posterior
         p["requests"].update(backoff_s=0.01, max_backoff_s=0.02, max_attempts=2, timeout_s=5.0)
     return change
 
@@ -55,9 +57,10 @@ def files_of(repo: Path, model: str) -> dict[str, bytes]:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
-def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_only_its_requests(tmp_path):
+@pytest.mark.parametrize("posterior", ["v1", "latent"])  # latent reads every model's verdicts: not the missing one's
+def test_a_provider_down_leaves_the_others_on_the_leaderboard_and_a_retry_sends_only_its_requests(tmp_path, posterior):
     with FakeServer(Behaviour()) as good, FakeServer(Behaviour(plan={"": ["503"]})) as bad:
-        repo = new_repo(tmp_path / "repo", four_models(good.base_url, bad.base_url))
+        repo = new_repo(tmp_path / "repo", four_models(good.base_url, bad.base_url, posterior))
         (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
         riddles = sum(1 for _ in (repo / "data/riddles/demo.jsonl").open())  # an upper bound; llm's count below
 
