@@ -44,7 +44,7 @@ from sideways.scoring.rank_sets import rank_sets  # noqa: E402
 from sideways.scoring.ranking import rank_leaderboard  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_split, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -72,7 +72,7 @@ def competition(values: dict[str, float]) -> dict[str, int]:
 def one_run(params: Any, riddles: pd.DataFrame, split: str, seed: int, share: float, posterior: str,
             replicates: int) -> dict[str, Any]:
     """Whether each model's true rank is in its rank set and in its rank spread, and the sets' sizes."""
-    predictions, jury = simulate_split(params, riddles, seed)
+    predictions, judgments, jury = simulate_run(params, riddles, seed)  # the latent posterior reads every verdict
     cal = params.calibration
     n = len(riddles)
     true = competition({m: round(s * n) for m, s in true_scores(riddles, predictions, cal.field).items()})
@@ -80,7 +80,8 @@ def one_run(params: Any, riddles: pd.DataFrame, split: str, seed: int, share: fl
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the published interval's empty bins: not measured here
         scores = score_models(jury, labels, field=cal.field, method="exact", bootstrap=0, seed=seed,
-                              empty_bin="nearest", interval="posterior", posterior=posterior)
+                              empty_bin="nearest", interval="posterior", posterior=posterior,
+                              judgments=judgments, stream=split)
     ranked = rank_leaderboard(scores)
     ev = evidence(jury, labels, cal.field, sorted(set(jury.loc[jury[f"{cal.field}_judges"] > 0, "riddle_id"])))
     sets = rank_sets(version_draws(ev, ranked, seed=seed, replicates=replicates))

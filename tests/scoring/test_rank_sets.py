@@ -6,6 +6,7 @@ import importlib.util
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,16 +41,19 @@ def test_the_sets_hold_every_drawn_rank_at_once_in_at_least_95_percent_of_draws(
     assert int(np.sum(hi - lo)) < 8 * 7  # narrower than "any rank"
 
 
-def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, capsys):
+@pytest.mark.parametrize("posterior", [[], ["--posterior", "latent"]], ids=["default", "latent"])
+def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, capsys, posterior):
+    """Both kinds of set, for the default posterior and for the latent one (which reads every judge's verdicts)."""
     spec = importlib.util.spec_from_file_location("rank_coverage", ROOT / "benchmarks" / "rank_coverage.py")
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     out = tmp_path / "ranks.json"
-    assert script.main(["--seeds", "2", "--models", "3", "--replicates", "200", "--json", str(out)]) == 0
+    assert script.main(["--seeds", "2", "--models", "3", "--replicates", "200", "--json", str(out), *posterior]) == 0
     printed = capsys.readouterr().out
     assert "llm  rank set    every true rank inside:" in printed and "vlm  rank spread" in printed
     data = json.loads(out.read_text())
+    assert data["posterior"] == (posterior[-1] if posterior else "v1")
     assert set(data["results"]) == {"llm", "vlm"}
     for split in data["results"].values():
         assert 0 <= split["rank set"]["joint"] <= 1 and 1 <= split["rank set"]["mean_size"] <= 3
