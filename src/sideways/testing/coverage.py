@@ -120,12 +120,6 @@ def slim_riddles(riddles: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: riddles[c].astype(object).tolist() for c in SIM_COLUMNS})
 
 
-def simulate_split(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(predictions, jury) of one simulated run (``seed``) of one split: what every label budget shares."""
-    predictions, judgments, jury = simulate_run(params, riddles, seed)
-    return predictions, jury
-
-
 def simulate_run(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(predictions, judgments, jury) of one simulated run (``seed``) of one split."""
     models = params.models
