@@ -16,7 +16,9 @@ def main() -> None:
     cal = params.calibration
     jury = read_table(paths.jury(args.split), JURY)
     labels = read_table(paths.annotations(args.split), ANNOTATIONS)
-    sim = with_results([m.key for m in params.models_taking(args.split) if m.capabilities.simulated], args.split)
+    # as params says, never a glob, less the models whose paid jobs failed (no verdicts yet: off the board)
+    present = with_results([m.key for m in params.models_taking(args.split)], args.split)
+    sim = [m.key for m in params.models_taking(args.split) if m.capabilities.simulated and m.key in present]
     truth = None
     if sim:
         riddles = read_table(paths.split_table(args.split), RIDDLES)
@@ -25,9 +27,8 @@ def main() -> None:
         truth = true_scores(riddles, predictions, cal.field)
     judgments = None
     if cal.posterior == "latent":  # every judge's verdicts, not only the jury's counts (docs/method.md §6)
-        # as params says, never a glob; a model whose paid job failed has no verdicts yet and is off the board
-        keys = with_results([m.key for m in params.models_taking(args.split)], args.split)
-        judgments = read_tables([paths.judgments(args.split, k) for k in keys], JUDGMENTS, f"{args.split} judgments")
+        judgments = read_tables([paths.judgments(args.split, k) for k in present], JUDGMENTS,
+                                f"{args.split} judgments")
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
         seed=params.seed, empty_bin=cal.empty_bin, interval=cal.interval, posterior=cal.posterior,
