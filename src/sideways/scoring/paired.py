@@ -167,10 +167,16 @@ def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: floa
     """(posterior mean rate per bin, replicates x bins drawn rates). Each bin's rates are Beta
     quantiles of uniforms seeded per (seed, model, bin): versions with the same bin draw the same
     quantiles, so their rates move together (a comonotone coupling); a mixture's component is
-    picked by a uniform seeded per (seed, model), the same in every version too."""
+    picked by a uniform seeded per (seed, model), the same in every version too, through the components
+    ordered by the count of right answers they expect among the model's unlabelled rows: the same
+    uniform then picks the same quantile of the mixture in both versions, even where a refit drops,
+    adds or reweighs a component (the latent posterior's chain is refitted on every version)."""
     alpha, beta, weights = _components(ev, model, kappa_max, prior, counts)
     pick = np.zeros(replicates, dtype=np.int64)
     if len(weights) > 1:
+        free = ev.bins[model][(ev.bins[model] >= 0) & (ev.labels[model] < 0)]
+        order = np.argsort((alpha / (alpha + beta)) @ np.bincount(free, minlength=alpha.shape[1]), kind="stable")
+        alpha, beta, weights = alpha[order], beta[order], weights[order]
         cdf = np.cumsum(weights)
         pick = np.minimum(np.searchsorted(cdf, _rng(seed, "component", model).random(replicates) * cdf[-1]),
                           len(weights) - 1)
