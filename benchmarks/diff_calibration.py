@@ -3,6 +3,7 @@
 Usage:
   python benchmarks/diff_calibration.py [--seeds N] [--power-seeds N] [--scale 1 10]
                                         [--points 2 5 10] [--model atlas-mini] [--replicates B] [--json OUT]
+                                        [--posterior latent|v1|hierarchical]
 
 (a) Null changes: the same models, predictions and truth; B's judges and annotators draw with
     another seed. Prints, per split and scale, the share of rows called "no detectable change"
@@ -12,8 +13,10 @@ Usage:
     judges and annotators keep their seeds (a rerun), or with --redraw draw with another seed too.
 
 `--scale S`: S times the demo's riddles (renamed copies, new draws) and so S times the labels
-(the label share is params.yaml's). Runs from the bundled demo riddles and params.yaml, without DVC
-(sideways.testing.changes).
+(the label share is params.yaml's). `--posterior`: the posterior the leaderboards rank by (default:
+params.yaml's); a latent or hierarchical version is scored as the calibrate stage scores it, its fit
+seeded by params' seed, and the paired draws read its prior. Runs from the bundled demo riddles and
+params.yaml, without DVC (sideways.testing.changes).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 
 from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.changes import null_rate, power  # noqa: E402
@@ -48,6 +53,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--redraw", action="store_true",
                    help="power with B's judges and annotators drawing with another seed too (default: the same seeds)")
     p.add_argument("--skip-null", action="store_true", help="only the power table")
+    p.add_argument("--posterior", choices=POSTERIORS, help="the posterior ranked by (default: params.yaml's)")
     p.add_argument("--json", metavar="OUT", help="also write the results to OUT")
     return p.parse_args(argv)
 
@@ -56,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     base = raw_params(REPO / "params.yaml")[0]
     params = setting_params(base, Setting())
+    if args.posterior:
+        params = replace(params, calibration=replace(params.calibration, posterior=args.posterior))
+    print(f"posterior: {params.calibration.posterior}")
     demo = load_demo(REPO / base["riddles"]["path"])
     split_riddles = {s: slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")) for s in params.splits}
     load0, t0 = os.getloadavg()[0], time.perf_counter()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,15 @@ from sideways.testing.changes import null_rate, power
 from sideways.testing.coverage import Setting, setting_params, slim_riddles
 
 
-@pytest.fixture(scope="module")
-def world():
+@pytest.fixture(scope="module", params=["latent", "v1"])
+def world(request):
+    """The project's params ranked by the default posterior (latent: each version scored by the calibrate
+    stage's fit, the draws reading its prior) and by v1."""
     base = project_params()
     demo = load_demo(Path(ROOT / base["riddles"]["path"]))
     llm = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
-    return setting_params(base, Setting()), llm
+    params = setting_params(base, Setting())
+    return replace(params, calibration=replace(params.calibration, posterior=request.param)), llm
 
 
 def test_null_changes_are_no_detectable_change_in_at_least_95_percent_of_rows(world):

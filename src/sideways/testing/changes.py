@@ -14,6 +14,7 @@ The same library functions as the pipeline's stages, called directly; no file is
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -25,6 +26,7 @@ from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.artifacts.schema import records_by
 from sideways.config.options import SimModelOptions
 from sideways.config.params import ModelSpec, Params
+from sideways.scoring.calibration import score_models
 from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.jury import jury_table
 from sideways.scoring.verdicts import SAME, UP, Difference, bh_adjusted, verdict
@@ -35,25 +37,35 @@ from sideways.simulation.truth import truth
 SCORES_STUB = {"interval": "posterior", "posterior_score_pct": 0.0, "posterior_ci_pct": 0.0}
 
 
-def judge_all(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The jury table of ``predictions``, every panel's judges drawing with ``seed``."""
+def judge_all(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame,
+              seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the jury table, every judge's verdicts) of ``predictions``, every panel's judges drawing with ``seed``."""
     panels = {m.key: [j.key for j in params.jury.panel(m.provider)] for m in params.models}
     judgments = pd.concat([
         simulate_judgments(riddles, predictions[predictions["model"].isin([k for k, p in panels.items()
                                                                             if j.key in p])], j, seed)
         for j in params.jury.pool if any(j.key in p for p in panels.values())
     ], ignore_index=True)
-    return jury_table(judgments, predictions, panels)
+    return jury_table(judgments, predictions, panels), judgments
 
 
 def version(name: str, params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, split: str,
-            seed: int, jury: pd.DataFrame | None = None) -> SplitVersion:
-    """A version of a split: its jury (judges seeded by ``seed``) and simulated labels (``seed``)."""
-    jury = judge_all(params, riddles, predictions, seed) if jury is None else jury
+            seed: int, judged: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> SplitVersion:
+    """A version of a split: its jury (judges seeded by ``seed``), simulated labels (``seed``) and scores.
+    Under a posterior with a prior (latent, hierarchical) the scores are computed as the calibrate stage
+    does (its fit seeded by params' seed and the split, as in a rerun), so the paired draws read that prior;
+    v1's draws need none (a stub)."""
+    jury, judgments = judge_all(params, riddles, predictions, seed) if judged is None else judged
     labels = simulate_labels(seeded_sample(predictions, params.annotations.share, seed, split), riddles, seed,
                              params.annotations.noise)
-    field = params.calibration.field
-    scores = pd.DataFrame([{"model": m.key, "field": field, **SCORES_STUB} for m in params.models])
+    cal = params.calibration
+    if cal.posterior == "v1":
+        scores = pd.DataFrame([{"model": m.key, "field": cal.field, **SCORES_STUB} for m in params.models])
+    else:
+        with warnings.catch_warnings():  # the published interval's empty bins: not what a diff reads
+            warnings.simplefilter("ignore")
+            scores = score_models(jury, labels, field=cal.field, method="exact", bootstrap=0, seed=params.seed,
+                                  interval="posterior", posterior=cal.posterior, judgments=judgments, stream=split)
     return SplitVersion(name, jury, labels, scores)
 
 
@@ -104,11 +116,9 @@ def power_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, mode
     before = pd.concat([others, simulate_predictions(riddles, spec, seed)], ignore_index=True)
     changed, done = improved(riddles, spec, seed, k)
     after = pd.concat([others, changed], ignore_index=True)
-    jury_a = judge_all(params, riddles, before, seed)
     seed_b = seed + 1_000_003 if redraw else seed
-    jury_b = judge_all(params, riddles, after, seed_b)
-    a = version("A", params, riddles, before, split, seed, jury_a)
-    b = version("B", params, riddles, after, split, seed_b, jury_b)
+    a = version("A", params, riddles, before, split, seed, judge_all(params, riddles, before, seed))
+    b = version("B", params, riddles, after, split, seed_b, judge_all(params, riddles, after, seed_b))
     got = verdicts(a, b, split, seed=seed, replicates=replicates)
     return done, got.pop(model), list(got.values())
 
