@@ -119,8 +119,8 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.REPORT_BUILD].startswith("552 files, 12.9 MB; build 3.10 s wall")
     assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
-    assert bench.default_posterior() == "v1"  # the sample prints v1 beside latent: the row reads params' one
-    assert rows[bench.COVERAGE] == "97-100% / 62.5-98%, in 365 s"
+    assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
+    assert rows[bench.COVERAGE] == "90-99% / 62.5-98%, in 365 s"
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():

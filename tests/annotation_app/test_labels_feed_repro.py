@@ -4,7 +4,9 @@ A copy of this repository (3 models, the llm split) is reproduced with simulated
 with no label file at all (data/labels holds only its README, as on a fresh clone). The app then
 labels every prediction "answer and justification correct" over its API; the label file alone
 makes `annotate@llm` stale, and with `annotations.source: file` the next `dvc repro` calibrates
-on those labels: every bin's positive rate is 1, so every score becomes 100.0.
+on those labels: under the v1 posterior every bin's positive rate is 1, so every score becomes 100.0.
+The latent posterior (the default) reads a label as one more rater that can err: labels that every
+judge contradicts are partly doubted, so its scores rise toward 100 without all reaching it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def test_a_label_file_written_by_the_app_feeds_dvc_repro(tmp_path):
     def small(p):
         p["splits"] = ["llm"]
         p["models"] = {k: p["models"][k] for k in SMALL_MODELS}
-        p["calibration"]["bootstrap"] = 2000
+        p["calibration"].update(bootstrap=2000, posterior="v1")  # v1: every score 100.0, a readable outcome
         p["annotations"].update(budget=100000, double_share=0.0)  # label everything: a readable outcome
 
     repo = new_repo(tmp_path / "repo", small)
@@ -63,3 +65,9 @@ def test_a_label_file_written_by_the_app_feeds_dvc_repro(tmp_path):
     assert {m: e["score"] for m, e in after.items()} == dict.fromkeys(SMALL_MODELS, 100.0)
     annotations = run(repo, "python", "-c", "import pandas as pd; print(len(pd.read_parquet('data/annotations/llm.parquet')))")
     assert int(annotations.stdout) == labelled
+
+    edit_params(repo, lambda p: p["calibration"].update(posterior="latent"))
+    assert {"calibrate@llm", "rank@llm"} <= repro(repo)
+    latent = {m: e["score"] for m, e in _board(repo).items()}
+    assert all(before[m]["score"] < latent[m] <= 100.0 for m in SMALL_MODELS), (before, latent)
+    assert max(latent.values()) == 100.0

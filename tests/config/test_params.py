@@ -268,9 +268,9 @@ def test_each_typo_of_issue_16_is_one_line_naming_its_key(default_params, edit, 
     assert str(info.value) == message
 
 
-def test_v1_posterior_and_the_width_queue_are_the_defaults_the_others_a_key_away(default_params):
+def test_latent_posterior_and_the_width_queue_are_the_defaults_the_others_a_key_away(default_params):
     params = parse_params(default_params)
-    assert params.calibration.posterior == "v1" and params.annotations.queue == "width"
+    assert params.calibration.posterior == "latent" and params.annotations.queue == "width"
     other = set_key(set_key(default_params, ("calibration", "posterior"), "hierarchical"), ("annotations", "queue"),
                     "holes")
     assert parse_params(other).calibration.posterior == "hierarchical"

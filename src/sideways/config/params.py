@@ -147,7 +147,7 @@ class CalibrationParams:
     bootstrap: int = 10_000
     empty_bin: EmptyBin = "error"
     interval: IntervalName = "posterior"
-    posterior: PosteriorName = "v1"
+    posterior: PosteriorName = "latent"
 
 
 @dataclass(frozen=True)
@@ -355,7 +355,7 @@ def _calibration(data: Any, where: str) -> CalibrationParams:
         bootstrap=checks.integer(cal.get("bootstrap", 10_000), f"{where}.bootstrap", lo=1),
         empty_bin=checks.choice(cal.get("empty_bin", "error"), EMPTY_BINS, f"{where}.empty_bin"),
         interval=checks.choice(cal.get("interval", "posterior"), INTERVALS, f"{where}.interval"),
-        posterior=checks.choice(cal.get("posterior", "v1"), POSTERIORS, f"{where}.posterior"),
+        posterior=checks.choice(cal.get("posterior", "latent"), POSTERIORS, f"{where}.posterior"),
     )
 
 
