@@ -191,3 +191,29 @@ def test_a_refit_that_drops_a_mixture_component_keeps_an_unchanged_model_s_draws
     change = np.rint((b[1:] - a[1:]) * 40)  # in riddles
     assert np.corrcoef(a[1:], b[1:])[0, 1] > 0.9
     assert np.quantile(change, 0.025) >= -1 and np.quantile(change, 0.975) <= 1
+
+
+def test_tie_groups_tie_two_models_no_comparison_separates_even_with_a_model_between_apart_from_one():
+    """quill ~ tide though nimbus, ranked between, is apart from tide (intervals of unequal width): a run of
+    consecutive models cannot show it, so a group of its own does; the run {breeze, tide} inside it is dropped."""
+    order = ["mini", "large", "quill", "nimbus", "breeze", "tide"]
+    tied = {("large", "quill"), ("large", "nimbus"), ("large", "breeze"), ("quill", "nimbus"), ("quill", "breeze"),
+            ("quill", "tide"), ("nimbus", "breeze"), ("breeze", "tide")}
+    apart = {frozenset((a, b)) for i, a in enumerate(order) for b in order[i + 1:]} - {frozenset(p) for p in tied}
+    got = tie_groups(order, apart)
+    assert got == {"mini": [1], "large": [2], "quill": [2, 3], "nimbus": [2], "breeze": [2, 3], "tide": [3]}
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            assert bool(set(got[a]) & set(got[b])) == (frozenset((a, b)) not in apart), (a, b)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tie_groups_share_a_group_exactly_when_not_apart(seed):
+    rng = np.random.default_rng(seed)
+    order = [f"m{i}" for i in range(int(rng.integers(2, 9)))]
+    apart = {frozenset((a, b)) for i, a in enumerate(order) for b in order[i + 1:] if rng.random() < 0.5}
+    got = tie_groups(order, apart)
+    for i, a in enumerate(order):
+        assert got[a], a
+        for b in order[i + 1:]:
+            assert bool(set(got[a]) & set(got[b])) == (frozenset((a, b)) not in apart), (a, b, got)

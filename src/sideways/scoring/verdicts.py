@@ -11,7 +11,7 @@ minimal detectable change at 80% power and a two-sided 5% level is (z_0.975 + z_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,19 +121,52 @@ def separable(diff: Difference) -> bool:
 
 
 def tie_groups(order: Sequence[str], apart: set[frozenset[str]]) -> dict[str, list[int]]:
-    """Tie groups of models listed best first: maximal runs of consecutive models none of whose
-    pairs is in ``apart`` (a compact letter display). Group numbers start at 1; a model can sit in
-    two overlapping groups (a ~ b, b ~ c, a and c apart: {a, b} is 1 and {b, c} is 2)."""
-    runs: list[tuple[int, int]] = []
-    for start in range(len(order)):
+    """Tie groups of models listed best first (a compact letter display): two models share a group exactly
+    when no comparison separates them. First the maximal runs of consecutive models none of whose pairs is
+    in ``apart``; then, for a pair not apart that no run holds (a model ranked between them is apart from one:
+    intervals of unequal width), that pair grown by every model, in rank order, apart from none of its
+    members; groups inside another are dropped. Numbered from the top by their members' positions, from 1;
+    a model can sit in several (a ~ b, b ~ c, a and c apart: {a, b} is 1 and {b, c} is 2)."""
+    n = len(order)
+
+    def tied(i: int, j: int) -> bool:
+        return frozenset((order[i], order[j])) not in apart
+
+    found: list[tuple[int, ...]] = []
+    for start in range(n):
         end = start
-        while end + 1 < len(order) and all(frozenset((order[i], order[end + 1])) not in apart
-                                           for i in range(start, end + 1)):
+        while end + 1 < n and all(tied(i, end + 1) for i in range(start, end + 1)):
             end += 1
-        if not runs or end > runs[-1][1]:
-            runs.append((start, end))
+        if not found or end > found[-1][-1]:
+            found.append(tuple(range(start, end + 1)))
+    found += _groups_beyond_runs(n, tied, found)
+    kept = sorted(g for g in found if not any(set(g) < set(h) for h in found))
     groups: dict[str, list[int]] = {m: [] for m in order}
-    for number, (start, end) in enumerate(runs, start=1):
-        for model in order[start : end + 1]:
-            groups[model].append(number)
+    for number, members in enumerate(kept, start=1):
+        for i in members:
+            groups[order[i]].append(number)
     return groups
+
+
+def _groups_beyond_runs(n: int, tied: Callable[[int, int], bool], runs: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """For every tied pair that shares none of ``runs``, a group: the pair grown, in rank order, by every model
+    tied to all its members (positions 0..n-1 best first)."""
+    mask = [0] * n
+    for g, members in enumerate(runs):
+        for i in members:
+            mask[i] |= 1 << g
+    extra: list[tuple[int, ...]] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if mask[i] & mask[j] or not tied(i, j):
+                continue
+            clique = [i, j]
+            for k in range(n):
+                if k not in clique and all(tied(k, c) for c in clique):
+                    clique.append(k)
+            members = tuple(sorted(clique))
+            bit = 1 << (len(runs) + len(extra))
+            for k in members:
+                mask[k] |= bit
+            extra.append(members)
+    return extra
