@@ -217,3 +217,17 @@ def test_tie_groups_share_a_group_exactly_when_not_apart(seed):
         assert got[a], a
         for b in order[i + 1:]:
             assert bool(set(got[a]) & set(got[b])) == (frozenset((a, b)) not in apart), (a, b, got)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_beta_quantiles_of_many_betas_at_once_are_beta_quantile_s(seed):
+    from sideways.scoring.paired import beta_quantiles
+
+    rng = np.random.default_rng(seed)
+    alpha, beta = np.exp(rng.uniform(-4, 7, 60)), np.exp(rng.uniform(-4, 7, 60))  # 0.02 .. 1,100
+    rows, q = rng.integers(0, 60, 2000), rng.random(2000)
+    q[:2] = (1e-12, 1 - 1e-9)  # the tails (q = 0 exactly, 2^-53 a draw, is where interp's ties decide)
+    one_by_one = np.array([beta_quantile(float(alpha[r]), float(beta[r]), q[i:i + 1])[0] for i, r in enumerate(rows)])
+    gap = np.abs(beta_quantiles(alpha, beta, rows, q) - one_by_one)
+    middle = (q > 1e-6) & (q < 1 - 1e-6)
+    assert gap[middle].max() < 1e-9 and gap.max() < 1e-3  # the stacking's offsets cost digits only in the far tails

@@ -143,6 +143,25 @@ def beta_quantile(alpha: float, beta: float, q: FloatArray) -> FloatArray:
     return np.asarray(np.interp(q * cdf[-1], cdf, x), dtype=np.float64)
 
 
+_X = (np.arange(_GRID) + 0.5) / _GRID
+_LOG_X, _LOG_1MX = np.log(_X), np.log1p(-_X)
+
+
+def beta_quantiles(alpha: FloatArray, beta: FloatArray, rows: np.ndarray, q: FloatArray) -> FloatArray:
+    """``q[i]``'s quantile of Beta(alpha[rows[i]], beta[rows[i]]), every row at once: :func:`beta_quantile`'s grid
+    for each Beta used, the CDFs normalised and stacked (row k on [2k, 2k + 1]) so that one ``interp`` serves all; a
+    mixture's hundreds of components cost one pass instead of one call each."""
+    used, which = np.unique(rows, return_inverse=True)
+    log_pdf = (alpha[used] - 1)[:, None] * _LOG_X + (beta[used] - 1)[:, None] * _LOG_1MX
+    cdf = np.cumsum(np.exp(log_pdf - log_pdf.max(axis=1, keepdims=True)), axis=1)
+    cdf /= cdf[:, -1:]
+    # row k on [2k, 2k + 1]: a gap between rows, so that a row starting at 0 (its density underflows there)
+    # never meets the previous row's end; below a row's first point, its first x, as interp clamps
+    target = 2 * which + np.maximum(q, cdf[which, 0])
+    stacked = (cdf + 2 * np.arange(len(used))[:, None]).ravel()
+    return np.asarray(np.interp(target, stacked, np.tile(_X, len(used))), dtype=np.float64)
+
+
 def _components(ev: Evidence, model: str, kappa_max: float, prior: Prior | None,
                 counts: Counts | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(alpha, beta, weights): the posterior's beta per mixture component and bin (components x bins)
@@ -183,9 +202,10 @@ def _rates(ev: Evidence, model: str, replicates: int, seed: int, kappa_max: floa
     draws = np.empty((replicates, len(ev.bin_names)))
     for v, name in enumerate(ev.bin_names):
         q = _rng(seed, "rate", model, *name).random(replicates)
-        for r in np.unique(pick):
-            chosen = pick == r
-            draws[chosen, v] = beta_quantile(float(alpha[r, v]), float(beta[r, v]), q[chosen])
+        if len(weights) == 1:
+            draws[:, v] = beta_quantile(float(alpha[0, v]), float(beta[0, v]), q)
+        else:
+            draws[:, v] = beta_quantiles(alpha[:, v], beta[:, v], pick, q)
     return weights @ (alpha / (alpha + beta)), draws
 
 
