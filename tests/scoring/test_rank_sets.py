@@ -41,9 +41,9 @@ def test_the_sets_hold_every_drawn_rank_at_once_in_at_least_95_percent_of_draws(
     assert int(np.sum(hi - lo)) < 8 * 7  # narrower than "any rank"
 
 
-@pytest.mark.parametrize("posterior", [[], ["--posterior", "latent"]], ids=["default", "latent"])
+@pytest.mark.parametrize("posterior", [[], ["--posterior", "v1"]], ids=["default", "v1"])
 def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, capsys, posterior):
-    """Both kinds of set, for the default posterior and for the latent one (which reads every judge's verdicts)."""
+    """Both kinds of set, for the default posterior (latent: it reads every judge's verdicts) and for v1."""
     spec = importlib.util.spec_from_file_location("rank_coverage", ROOT / "benchmarks" / "rank_coverage.py")
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
@@ -53,7 +53,7 @@ def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, 
     printed = capsys.readouterr().out
     assert "llm  rank set    every true rank inside:" in printed and "vlm  rank spread" in printed
     data = json.loads(out.read_text())
-    assert data["posterior"] == (posterior[-1] if posterior else "v1")
+    assert data["posterior"] == (posterior[-1] if posterior else "latent")
     assert set(data["results"]) == {"llm", "vlm"}
     for split in data["results"].values():
         assert 0 <= split["rank set"]["joint"] <= 1 and 1 <= split["rank set"]["mean_size"] <= 3
