@@ -1,0 +1,116 @@
+"""How narrow can an honest interval be? The oracle's interval beside v1's and latent's, same runs (docs/method.md §6).
+
+Usage:
+  python benchmarks/oracle_width.py [--seeds N] [--shares 0.1667,0.5] [--judge-quality Q] [--models M]
+                                    [--label-noise E] [--slip S] [--model-spread S] [--hidden-difficulty SD]
+                                    [--json OUT]
+
+For each split and label share, over simulated runs (demo riddles, params.yaml's models and judges as
+changed): the oracle's 95% set of each model's count of right answers (sideways.testing.oracle: every row's
+probability of being right given the simulator's own parameters), and the v1 and latent posteriors' intervals.
+Prints coverage (± se) and mean half-width (points) of each, and each one's mean half-width over v1's. No
+interval built from the same rows can be narrower than the oracle's on average: a width target below its ratio
+cannot be met honestly. Judges who err together (correlation) are outside what the oracle computes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
+from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.config.params import raw_params  # noqa: E402
+from sideways.scoring.calibration import score_models  # noqa: E402
+from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
+from sideways.scoring.posterior import summarise  # noqa: E402
+from sideways.simulation.truth import true_scores  # noqa: E402
+from sideways.sources.demo import load_demo  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.oracle import oracle_probabilities  # noqa: E402
+
+POSTERIORS = ("v1", "latent")
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seeds", type=int, default=20, help="simulated runs per split and share (default: 20)")
+    p.add_argument("--shares", default="0.1667,0.5", help="label shares, comma-separated (default: 0.1667,0.5)")
+    for name in ("judge-quality", "label-noise", "slip", "model-spread", "hidden-difficulty"):
+        p.add_argument(f"--{name}", type=float, help="the simulator's setting (default: params.yaml's)")
+    p.add_argument("--models", type=int, help="that many simulated models (default: params.yaml's)")
+    p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
+    return p.parse_args(argv)
+
+
+def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float) -> list[dict[str, Any]]:
+    """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth."""
+    predictions, judgments, jury = simulate_run(params, riddles, seed)
+    labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed, params.annotations.noise)
+    truth = true_scores(riddles, predictions, "both_correct")
+    probs = oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
+    got = {}
+    for name in POSTERIORS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the published interval's empty bins: not read here
+            sc = score_models(jury, labels, field="both_correct", method="exact", bootstrap=0, seed=seed,
+                              empty_bin="nearest", interval="posterior", posterior=name, truth=truth,
+                              judgments=judgments, stream=split)
+        got[name] = {m: (w, c) for m, w, c in zip(sc["model"], sc["posterior_half_width"], sc["posterior_covered"],
+                                                   strict=True)}
+    rows = []
+    for model in sorted(got["v1"]):
+        keys = [(model, r) for r in predictions.loc[predictions["model"] == model, "riddle_id"]]
+        lo, hi, _ = summarise(poisson_binomial(np.array([probs[k] for k in keys])), 0)
+        n, right = len(keys), round(truth[model] * len(keys))
+        row = {"oracle": (hi - lo) / (2 * n), "oracle_covered": bool(lo <= right <= hi)}
+        for name in POSTERIORS:
+            row[name], row[f"{name}_covered"] = float(got[name][model][0]), bool(got[name][model][1])
+        rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Coverage, its se and mean half-width (points) of each interval, and each one's width over v1's."""
+    out: dict[str, float] = {"intervals": len(rows)}
+    for name in ("oracle", *POSTERIORS):
+        cov = float(np.mean([r[f"{name}_covered"] for r in rows]))
+        out |= {f"{name}_coverage": cov, f"{name}_coverage_se": float(np.sqrt(cov * (1 - cov) / len(rows))),
+                f"{name}_half_width": 100 * float(np.mean([r[name] for r in rows]))}
+    for name in ("oracle", "latent"):
+        out[f"{name}_over_v1"] = out[f"{name}_half_width"] / out["v1_half_width"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    base = raw_params(REPO / "params.yaml")[0]
+    setting = Setting(models=args.models, judge_quality=args.judge_quality, label_noise=args.label_noise,
+                      slip=args.slip, model_spread=args.model_spread, hidden_difficulty=args.hidden_difficulty)
+    params = setting_params(base, setting)
+    demo = load_demo(REPO / base["riddles"]["path"])
+    results = []
+    for share in (float(s) for s in args.shares.split(",")):
+        for split in params.splits:
+            riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
+            s = summary([r for seed in range(args.seeds) for r in run_rows(params, riddles, split, seed, share)])
+            results.append({"split": split, "share": share, **s})
+            print(f"{split} share {share:.4f} ({s['intervals']:.0f} intervals): "
+                  + "; ".join(f"{n} {100 * s[f'{n}_coverage']:.1f}% ± {100 * s[f'{n}_coverage_se']:.1f} at "
+                              f"{s[f'{n}_half_width']:.2f}" for n in ("oracle", *POSTERIORS))
+                  + f"; over v1: oracle {s['oracle_over_v1']:.3f}, latent {s['latent_over_v1']:.3f}", flush=True)
+    if args.json:
+        write_json(args.json, {"setting": vars(args), "rows": results})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

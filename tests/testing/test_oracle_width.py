@@ -1,0 +1,70 @@
+"""The oracle's interval (sideways.testing.oracle, benchmarks/oracle_width.py): Bayes' rule with the simulator's
+own parameters, the floor of an honest interval's width."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, project_params
+from sideways.annotation.labels import seeded_sample, simulate_labels
+from sideways.artifacts.schema import records_by
+from sideways.simulation.truth import truth
+from sideways.sources.demo import load_demo
+from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles
+from sideways.testing.oracle import oracle_probabilities
+
+
+def _world(setting: Setting, share: float, seed: int = 3):
+    base = project_params()
+    params = setting_params(base, setting)
+    demo = load_demo(Path(ROOT / base["riddles"]["path"]))
+    riddles = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    predictions, judgments, _ = simulate_run(params, riddles, seed)
+    labels = simulate_labels(seeded_sample(predictions, share, seed, "llm"), riddles, seed, params.annotations.noise)
+    by_id = records_by(riddles, "riddle_id")
+    right = {(p["model"], p["riddle_id"]): all(truth(by_id[p["riddle_id"]], p["answer"], p["justification"]))
+             for p in predictions.to_dict("records")}
+    return params, riddles, predictions, judgments, labels, right, seed
+
+
+def test_judges_who_never_err_make_every_judged_row_certain_and_right():
+    params, riddles, predictions, judgments, labels, right, seed = _world(Setting(judge_quality=1.0), share=0.0)
+    probs = oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
+    judged = set(zip(judgments.loc[judgments["status"] == "ok", "model"],
+                     judgments.loc[judgments["status"] == "ok", "riddle_id"], strict=True))
+    assert judged and set(probs) == set(right)
+    for key in judged:
+        assert probs[key] == pytest.approx(float(right[key]), abs=1e-6), key
+
+
+def test_a_true_label_settles_its_row_and_poor_judges_leave_the_others_uncertain():
+    params, riddles, predictions, judgments, labels, right, seed = _world(Setting(judge_quality=0.7), share=0.5)
+    probs = oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
+    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
+    assert labelled and all(probs[k] == float(right[k]) for k in labelled)
+    free = [probs[k] for k in probs if k not in labelled]
+    assert free and sum(0.05 < p < 0.95 for p in free) > len(free) / 4
+
+
+def test_judges_who_err_together_are_refused():
+    params, riddles, predictions, judgments, labels, _, seed = _world(Setting(correlation=0.5), share=0.2)
+    with pytest.raises(ValueError, match="correlation"):
+        oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
+
+
+def test_the_script_prints_and_writes_the_oracle_narrower_than_v1(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("oracle_width", ROOT / "benchmarks" / "oracle_width.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "oracle.json"
+    assert script.main(["--seeds", "2", "--shares", "0.25", "--json", str(out)]) == 0
+    assert "over v1: oracle" in capsys.readouterr().out
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["split"] for r in rows} == {"llm", "vlm"}
+    for r in rows:
+        assert r["intervals"] == 12 and 0 < r["oracle_over_v1"] < 1
