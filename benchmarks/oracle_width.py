@@ -3,7 +3,7 @@
 Usage:
   python benchmarks/oracle_width.py [--seeds N] [--shares 0.1667,0.5] [--judge-quality Q] [--models M]
                                     [--label-noise E] [--slip S] [--model-spread S] [--hidden-difficulty SD]
-                                    [--json OUT]
+                                    [--parts] [--json OUT]
 
 For each split and label share, over simulated runs (demo riddles, params.yaml's models and judges as
 changed): the oracle's 95% set of each model's count of right answers (sideways.testing.oracle: every row's
@@ -11,6 +11,10 @@ probability of being right given the simulator's own parameters), and the v1 and
 Prints coverage (± se) and mean half-width (points) of each, and each one's mean half-width over v1's. No
 interval built from the same rows can be narrower than the oracle's on average: a width target below its ratio
 cannot be met honestly. Judges who err together (correlation) are outside what the oracle computes.
+
+--parts: also where the latent posterior's width goes (sideways.testing.width_parts): its interval rebuilt from
+the oracle's probabilities as starts, then with sigma 0, then binned by strata of the starts; and binned by
+strata of its own fit's predictions.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ sys.path.insert(0, str(REPO / "src"))
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
+from sideways.scoring import latent_prior  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import summarise  # noqa: E402
@@ -36,8 +41,11 @@ from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
 from sideways.testing.oracle import oracle_probabilities  # noqa: E402
+from sideways.testing.width_parts import parts  # noqa: E402
 
 POSTERIORS = ("v1", "latent")
+PARTS = ("starts", "starts_level", "starts_level_strata", "latent_strata")
+FIELD = "both_correct"
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -47,25 +55,31 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     for name in ("judge-quality", "label-noise", "slip", "model-spread", "hidden-difficulty"):
         p.add_argument(f"--{name}", type=float, help="the simulator's setting (default: params.yaml's)")
     p.add_argument("--models", type=int, help="that many simulated models (default: params.yaml's)")
+    p.add_argument("--parts", action="store_true", help="also the latent posterior rebuilt part by part")
     p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
     return p.parse_args(argv)
 
 
-def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float) -> list[dict[str, Any]]:
-    """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth."""
+def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
+             with_parts: bool = False) -> list[dict[str, Any]]:
+    """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth (with
+    ``with_parts``, the steps of :func:`sideways.testing.width_parts.parts` too)."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed, params.annotations.noise)
-    truth = true_scores(riddles, predictions, "both_correct")
+    truth = true_scores(riddles, predictions, FIELD)
     probs = oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
     got = {}
     for name in POSTERIORS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the published interval's empty bins: not read here
-            sc = score_models(jury, labels, field="both_correct", method="exact", bootstrap=0, seed=seed,
+            sc = score_models(jury, labels, field=FIELD, method="exact", bootstrap=0, seed=seed,
                               empty_bin="nearest", interval="posterior", posterior=name, truth=truth,
                               judgments=judgments, stream=split)
         got[name] = {m: (w, c) for m, w, c in zip(sc["model"], sc["posterior_half_width"], sc["posterior_covered"],
                                                    strict=True)}
+    steps = _parts(jury, judgments, labels, probs, oracle_probabilities(params, riddles, predictions, judgments,
+                                                                       labels.iloc[:0], seed), split, seed,
+                   sorted(got["v1"])) if with_parts else {}
     rows = []
     for model in sorted(got["v1"]):
         keys = [(model, r) for r in predictions.loc[predictions["model"] == model, "riddle_id"]]
@@ -74,20 +88,44 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float) -> 
         row = {"oracle": (hi - lo) / (2 * n), "oracle_covered": bool(lo <= right <= hi)}
         for name in POSTERIORS:
             row[name], row[f"{name}_covered"] = float(got[name][model][0]), bool(got[name][model][1])
+        for name, by_model in steps.items():
+            s_lo, s_hi, s_n = by_model[model]
+            covered = s_lo <= round(truth[model] * s_n) <= s_hi
+            row[name], row[f"{name}_covered"] = (s_hi - s_lo) / (2 * s_n), bool(covered)
         rows.append(row)
     return rows
+
+
+def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float], without: dict[Any, float],
+           split: str, seed: int, models: list[str]) -> dict[str, dict[str, tuple[int, int, int]]]:
+    """The steps of :func:`sideways.testing.width_parts.parts`, the oracle's probabilities as the given starts."""
+    fitted = latent_prior.predictions(jury, judgments, labels, FIELD, seed=seed,
+                                      stream=latent_prior.stream(split, FIELD))
+    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
+    given = jury[["riddle_id", "model"]].assign(
+        predicted=[without[(m, r)] for r, m in zip(jury["riddle_id"], jury["model"], strict=True)],
+        label_right=[with_label[(m, r)] if (m, r) in labelled else np.nan
+                     for r, m in zip(jury["riddle_id"], jury["model"], strict=True)])
+    got = parts(jury, labels, fitted, given, FIELD, models)
+    return {name: got[name] for name in PARTS}
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Coverage, its se and mean half-width (points) of each interval, and each one's width over v1's."""
     out: dict[str, float] = {"intervals": len(rows)}
-    for name in ("oracle", *POSTERIORS):
+    for name in _names(rows):
         cov = float(np.mean([r[f"{name}_covered"] for r in rows]))
         out |= {f"{name}_coverage": cov, f"{name}_coverage_se": float(np.sqrt(cov * (1 - cov) / len(rows))),
                 f"{name}_half_width": 100 * float(np.mean([r[name] for r in rows]))}
-    for name in ("oracle", "latent"):
-        out[f"{name}_over_v1"] = out[f"{name}_half_width"] / out["v1_half_width"]
+    for name in _names(rows):
+        if name != "v1":
+            out[f"{name}_over_v1"] = out[f"{name}_half_width"] / out["v1_half_width"]
     return out
+
+
+def _names(rows: list[dict[str, Any]]) -> list[str]:
+    """The intervals the rows hold: the oracle's, the posteriors', and the parts' when measured."""
+    return ["oracle", *POSTERIORS, *(p for p in PARTS if rows and p in rows[0])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,12 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     for share in (float(s) for s in args.shares.split(",")):
         for split in params.splits:
             riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
-            s = summary([r for seed in range(args.seeds) for r in run_rows(params, riddles, split, seed, share)])
+            s = summary([r for seed in range(args.seeds)
+                         for r in run_rows(params, riddles, split, seed, share, args.parts)])
             results.append({"split": split, "share": share, **s})
+            names = ["oracle", *POSTERIORS, *(PARTS if args.parts else ())]
             print(f"{split} share {share:.4f} ({s['intervals']:.0f} intervals): "
                   + "; ".join(f"{n} {100 * s[f'{n}_coverage']:.1f}% ± {100 * s[f'{n}_coverage_se']:.1f} at "
-                              f"{s[f'{n}_half_width']:.2f}" for n in ("oracle", *POSTERIORS))
-                  + f"; over v1: oracle {s['oracle_over_v1']:.3f}, latent {s['latent_over_v1']:.3f}", flush=True)
+                              f"{s[f'{n}_half_width']:.2f}" for n in names)
+                  + "; over v1: " + ", ".join(f"{n} {s[f'{n}_over_v1']:.3f}" for n in names if n != "v1"), flush=True)
     if args.json:
         write_json(args.json, {"setting": vars(args), "rows": results})
     return 0

@@ -21,7 +21,10 @@ computed for the share of both-correct among the model's labelled predictions:
   of the file (the verdicts of unlabelled rows teach it too), over the model's hidden rows;
 - `latent`: the latent posterior (`calibration.posterior: latent`, sideways.scoring.latent_prior): the
   latent-class model's predictions, fitted without the labels of the model's provider, as each jury-score
-  bin's start, worth what the labels say.
+  bin's start, worth what the labels say;
+- `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
+  predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
+  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -54,13 +57,15 @@ from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring import latent_class, latent_prior  # noqa: E402
-from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
-from sideways.scoring.hierarchy import prior_counts  # noqa: E402
+from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
+from sideways.testing.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
+#: Measured when named in --intervals only.
+VARIANTS = ("latent-strata", "latent-sigma0")
 FIELD = "both_correct"
 
 
@@ -146,33 +151,25 @@ def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str
         rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
         draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
         out["latent-class"] = _class_counts(pop, rows, draws, rows.keys.assign(row=np.arange(len(rows.keys))))
-    if "latent" in names:
-        out["latent"] = _binned(pop, kept, seed, stream)
+    binned = [n for n in ("latent", *VARIANTS) if n in names]
+    if binned:
+        out |= _binned(pop, kept, seed, stream, binned)
     return out
 
 
-def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str) -> dict[str, tuple[float, float]]:
-    """The latent interval (sideways.scoring.latent_prior) of every measured model over its population rows."""
+def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: list[str],
+            ) -> dict[str, dict[str, tuple[float, float]]]:
+    """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
+    its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
+    predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
     pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, FIELD, seed=seed, stream=stream)
     population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
-    priors = latent_prior.binned_priors(population, kept, pred, FIELD)
-    rows = population.merge(kept[["riddle_id", "model", f"human_{FIELD}"]], on=["riddle_id", "model"], how="left")
-    bins = jury_bins(rows[f"{FIELD}_votes"].to_numpy(), rows[f"{FIELD}_judges"].to_numpy())
-    labels = [None if pd.isna(v) else bool(v) for v in rows[f"human_{FIELD}"]]
     out = {}
-    for model in sorted(pop.truth):
-        mine = [i for i, m in enumerate(rows["model"]) if m == model]
-        hist: dict[tuple[int, int], list[int]] = {}
-        for i in mine:
-            cell = hist.setdefault(bins[i], [0, 0, 0])
-            cell[0] += 1
-            if labels[i] is not None:
-                cell[1] += int(bool(labels[i]))
-                cell[2] += 1
-        order = sorted(hist, key=lambda b: b[0] / b[1])
-        lo, hi = prior_counts([hist[b][0] for b in order], [(hist[b][1], hist[b][2]) for b in order],
-                              priors[model], order)
-        out[model] = (lo / len(mine), hi / len(mine))
+    for name in names:
+        jury = stratified(population, pred, FIELD) if name == "latent-strata" else population
+        with level_grid(name == "latent-sigma0"):
+            got = binned_intervals(jury, kept, pred, FIELD, sorted(pop.truth))
+        out[name] = {model: (lo / n, hi / n) for model, (lo, hi, n) in got.items()}
     return out
 
 
@@ -200,7 +197,7 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
             rng = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
             kept = keep_labels(pop.labels, share, rng)
             _add_posteriors(pop, kept, seed, share, names, tallies)
-            if "latent" in names or "latent-class" in names:
+            if {"latent", "latent-class", *VARIANTS} & set(names):
                 for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
                     for model, (lo, hi) in by_model.items():
                         t = tallies[(name, share)]
@@ -240,9 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
-    unknown = sorted(set(names) - set(INTERVALS))
+    unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))
     if unknown:
-        raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS)})")
+        raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS + VARIANTS)})")
     pop = population(args.file, args.split, args.min_labels)
     print(f"{args.file}: {len(pop.truth)} models with >= {args.min_labels} labels "
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
