@@ -51,7 +51,7 @@ def simulate_judgments(
         rates = (sens, false_pos)
         if spread:
             z = leniency(seed, p["model"]) * spread
-            rates = (_sigmoid(_logit(sens) + z), _sigmoid(_logit(false_pos) + z))
+            rates = (lenient(sens, z), lenient(false_pos, z))
         shared = _shared_uniforms(seed, judge.key, p["model"], p["riddle_id"], corr) if corr else (None, None)
         verdict = []
         for really, common in zip(truth(riddle, p["answer"], p["justification"]), shared, strict=True):
@@ -122,6 +122,12 @@ def _shared_uniforms(seed: int, judge: str, model: str, riddle: str, corr: float
     difficulty = rng_for(seed, "difficulty", riddle).random(2)
     follows = rng_for(seed, "follows", judge, model, riddle).random(2) < corr
     return tuple(float(d) if f else None for d, f in zip(difficulty, follows, strict=True))
+
+
+def lenient(rate: float, z: float) -> float:
+    """``rate`` moved by a model's leniency ``z`` on the logit scale: what a judge's rate is on that model's rows
+    (the draw here and the oracle's Bayes rule, sideways.testing.oracle, read the same)."""
+    return _sigmoid(_logit(rate) + z)
 
 
 def _logit(p: float) -> float:

@@ -21,7 +21,6 @@ Per row of model m on riddle r, class c = (answer, justification) in {(1, 1), (1
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import pandas as pd
@@ -29,17 +28,10 @@ import pandas as pd
 from sideways.artifacts.schema import records, records_by
 from sideways.config.options import SimJudgeOptions, SimModelOptions
 from sideways.config.params import Params
-from sideways.simulation.judges import leniency
+from sideways.simulation.judges import leniency, lenient
 from sideways.simulation.models import hidden_difficulty, p_correct
 
 CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
-
-
-def _logistic_shift(p: float, z: float) -> float:
-    """``p`` moved by ``z`` on the logit scale (kept inside (0, 1))."""
-    p = min(max(p, 1e-9), 1 - 1e-9)
-    x = math.log(p / (1 - p)) + z
-    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
 
 
 def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str, object],
@@ -65,7 +57,7 @@ def _judge_rates(params: Params, seed: int, judge: str, model: str, own: bool) -
         raise ValueError(f"oracle: judge {judge!r} has correlation {opts.correlation}: rows are not independent")
     right, wrong = float(opts.sensitivity), 1 - float(opts.specificity) + (float(opts.self_bias) if own else 0.0)
     z = float(opts.model_spread) * leniency(seed, model) if opts.model_spread else 0.0
-    return (_logistic_shift(right, z), _logistic_shift(wrong, z)) if z else (right, wrong)
+    return (lenient(right, z), lenient(wrong, z)) if z else (right, wrong)
 
 
 def oracle_probabilities(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, judgments: pd.DataFrame,
