@@ -41,7 +41,7 @@ from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
 from sideways.testing.oracle import oracle_probabilities  # noqa: E402
-from sideways.testing.width_parts import parts  # noqa: E402
+from sideways.testing.width_parts import given_starts, parts  # noqa: E402
 
 POSTERIORS = ("v1", "latent")
 PARTS = ("starts", "starts_level", "starts_level_strata", "latent_strata")
@@ -101,11 +101,7 @@ def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float],
     """The steps of :func:`sideways.testing.width_parts.parts`, the oracle's probabilities as the given starts."""
     fitted = latent_prior.predictions(jury, judgments, labels, FIELD, seed=seed,
                                       stream=latent_prior.stream(split, FIELD))
-    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
-    given = jury[["riddle_id", "model"]].assign(
-        predicted=[without[(m, r)] for r, m in zip(jury["riddle_id"], jury["model"], strict=True)],
-        label_right=[with_label[(m, r)] if (m, r) in labelled else np.nan
-                     for r, m in zip(jury["riddle_id"], jury["model"], strict=True)])
+    given = given_starts(jury, labels, without, with_label)
     got = parts(jury, labels, fitted, given, FIELD, models)
     return {name: got[name] for name in PARTS}
 

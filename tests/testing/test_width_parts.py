@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import oracle_width
 import pandas as pd
 import pytest
 import real_coverage
@@ -20,7 +21,7 @@ from sideways.scoring.calibration import score_models
 from sideways.sources.demo import load_demo
 from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles
 from sideways.testing.oracle import oracle_probabilities
-from sideways.testing.width_parts import CUTS, binned_intervals, level_grid, parts, stratified
+from sideways.testing.width_parts import CUTS, binned_intervals, given_starts, level_grid, parts, stratified
 
 FIELD = "both_correct"
 
@@ -74,10 +75,12 @@ def test_the_oracle_s_starts_binned_by_strata_narrow_the_latent_interval():
     params, riddles, predictions, judgments, jury, labels, fitted, seed = _run()
     with_label = oracle_probabilities(params, riddles, predictions, judgments, labels, seed)
     without = oracle_probabilities(params, riddles, predictions, judgments, labels.iloc[:0], seed)
-    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
-    keys = list(zip(jury["model"], jury["riddle_id"], strict=True))
-    given = jury[["riddle_id", "model"]].assign(predicted=[without[k] for k in keys],
-                                                label_right=[with_label[k] if k in labelled else np.nan for k in keys])
+    given = given_starts(jury, labels, without, with_label)
+    labelled = labels.set_index(["model", "riddle_id"]).index
+    for row in given.itertuples():  # the label's probability at labelled rows only
+        assert row.predicted == without[(row.model, row.riddle_id)]
+        assert (row.label_right == with_label[(row.model, row.riddle_id)] if (row.model, row.riddle_id) in labelled
+                else np.isnan(row.label_right))
     steps = parts(jury, labels, fitted, given, FIELD, sorted(set(jury["model"])))
 
     def width(step: str) -> float:
@@ -90,8 +93,6 @@ def test_the_oracle_s_starts_binned_by_strata_narrow_the_latent_interval():
 
 
 def test_oracle_width_prints_and_writes_the_parts(tmp_path, capsys):
-    import oracle_width
-
     out = tmp_path / "parts.json"
     assert oracle_width.main(["--seeds", "1", "--shares", "0.25", "--parts", "--json", str(out)]) == 0
     assert "starts_level_strata" in capsys.readouterr().out

@@ -13,8 +13,8 @@ one input, cumulatively:
   one bin share nearly one rate: what binning by votes costs.
 
 ``strata`` is also measured alone, on the latent-class fit's own predictions (:func:`stratified`): a candidate
-design that narrowed every simulated cell and was rejected on real judges (docs/method.md, "How narrow an honest
-interval can be"). Measurement code: the grid is changed in-process, inside :func:`level_grid`, and put back.
+design, narrower in 11 of 12 simulated cells, rejected on real judges (docs/method.md, "Where the latent
+posterior's width goes"). Measurement code: the grid is changed in-process, inside :func:`level_grid`, and put back.
 """
 
 from __future__ import annotations
@@ -72,22 +72,34 @@ def binned_intervals(jury: pd.DataFrame, labels: pd.DataFrame, predicted: pd.Dat
     rows = jury[jury[f"{field}_judges"] > 0].merge(labels[["riddle_id", "model", f"human_{field}"]],
                                                    on=["riddle_id", "model"], how="left")
     bins = jury_bins(rows[f"{field}_votes"].to_numpy(), rows[f"{field}_judges"].to_numpy())
+    hists: dict[str, dict[tuple[int, int], list[int]]] = {m: {} for m in models}
+    for b, m, lab in zip(bins, rows["model"], rows[f"human_{field}"], strict=True):
+        if m not in hists:
+            continue
+        cell = hists[m].setdefault(b, [0, 0, 0])  # rows, positive labels, labels
+        cell[0] += 1
+        if not pd.isna(lab):
+            cell[1] += int(bool(lab))
+            cell[2] += 1
     out = {}
-    for model in models:
-        hist: dict[tuple[int, int], list[int]] = {}
-        for b, m, lab in zip(bins, rows["model"], rows[f"human_{field}"], strict=True):
-            if m != model:
-                continue
-            cell = hist.setdefault(b, [0, 0, 0])
-            cell[0] += 1
-            if not pd.isna(lab):
-                cell[1] += int(bool(lab))
-                cell[2] += 1
+    for model, hist in hists.items():
         order = sorted(hist, key=lambda b: b[0] / b[1])
         lo, hi = prior_counts([hist[b][0] for b in order], [(hist[b][1], hist[b][2]) for b in order],
                               priors[model], order)
         out[model] = (lo, hi, sum(hist[b][0] for b in order))
     return out
+
+
+def given_starts(jury: pd.DataFrame, labels: pd.DataFrame, without_label: Mapping[tuple[str, str], float],
+                 with_label: Mapping[tuple[str, str], float]) -> pd.DataFrame:
+    """(riddle_id, model, predicted, label_right) of every row of ``jury`` from given probabilities keyed by
+    (model, riddle): ``predicted`` without the row's label, ``label_right`` with it at labelled rows (NaN
+    elsewhere): the ``given`` of :func:`parts`, e.g. the oracle's."""
+    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
+    keys = list(zip(jury["model"], jury["riddle_id"], strict=True))
+    return jury[["riddle_id", "model"]].assign(
+        predicted=[without_label[k] for k in keys],
+        label_right=[with_label[k] if k in labelled else np.nan for k in keys])
 
 
 def parts(jury: pd.DataFrame, labels: pd.DataFrame, fitted: pd.DataFrame, given: pd.DataFrame, field: str,
