@@ -3,10 +3,10 @@ own parameters, the floor of an honest interval's width."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
+import oracle_width
 import pytest
 
 from helpers import ROOT, project_params
@@ -57,12 +57,8 @@ def test_judges_who_err_together_are_refused():
 
 
 def test_the_script_prints_and_writes_the_oracle_narrower_than_v1(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("oracle_width", ROOT / "benchmarks" / "oracle_width.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     out = tmp_path / "oracle.json"
-    assert script.main(["--seeds", "2", "--shares", "0.25", "--json", str(out)]) == 0
+    assert oracle_width.main(["--seeds", "2", "--shares", "0.25", "--json", str(out)]) == 0
     assert "over v1: oracle" in capsys.readouterr().out
     rows = json.loads(out.read_text())["rows"]
     assert {r["split"] for r in rows} == {"llm", "vlm"}
