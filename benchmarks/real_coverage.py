@@ -3,16 +3,18 @@
 Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
+                                     [--field both_correct]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
 number of judges), read and converted by the project's own importer (sideways.layton_eval).
 
 For each model with at least `--min-labels` human labels, the population is its labelled
-predictions, whose truth (both answer and justification right) is known. Each repeat keeps a seeded
+predictions, whose truth (`--field`: both answer and justification right by default, or the answer, or the
+justification) is known. Each repeat keeps a seeded
 random share of every model's labels (round(share x labels), at least 1) and hides the rest: the
 hidden rows keep every jury verdict, like every unlabelled row of the file. Each interval is then
-computed for the share of both-correct among the model's labelled predictions:
+computed for the share right (in the field) among the model's labelled predictions:
 
 - `published`: layton-eval's interval, computed exactly (`method: exact`; a repeat in which it meets an
   empty jury-score bin is a failed repeat for it and gives it no coverage);
@@ -53,6 +55,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
@@ -66,7 +69,6 @@ DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-pp
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 #: Measured when named in --intervals only.
 VARIANTS = ("latent-strata", "latent-sigma0")
-FIELD = "both_correct"
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -78,6 +80,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="the seed of the label draws and the samplers")
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
+    p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 
@@ -101,26 +104,29 @@ class Tally:
 
 @dataclass(frozen=True)
 class Population:
-    """The file's tables, its jury, the labelled rows and the measured models with their true scores."""
+    """The file's tables, its jury, the labelled rows, the field scored and the measured models with their true
+    scores in it."""
 
+    field: str
     tables: PpiTables
     jury: pd.DataFrame
     labels: pd.DataFrame
     truth: dict[str, float]
 
 
-def population(path: str, split: str, min_labels: int) -> Population:
-    """Import the file and pick the models with at least ``min_labels`` labels."""
+def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
+    """Import the file and pick the models with at least ``min_labels`` labels of ``field``."""
     tables = import_ppi(read_ppi(path, split=split), source=path)
     jury = jury_table(tables.judgments, tables.predictions, tables.panels)
-    labels = tables.annotations.merge(jury.loc[jury[f"{FIELD}_judges"] > 0, ["riddle_id", "model"]],
+    labels = tables.annotations.merge(jury.loc[jury[f"{field}_judges"] > 0, ["riddle_id", "model"]],
                                       on=["riddle_id", "model"])
+    labels = labels[labels[f"human_{field}"].notna()]
     sizes = labels.groupby("model").size()
     measured = sorted(sizes[sizes >= min_labels].index)
     if not measured:
         raise SystemExit(f"{path}: no model has {min_labels} or more labelled predictions with a jury score")
-    truth = {m: float(labels.loc[labels["model"] == m, f"human_{FIELD}"].astype(bool).mean()) for m in measured}
-    return Population(tables, jury, labels, truth)
+    truth = {m: float(labels.loc[labels["model"] == m, f"human_{field}"].astype(bool).mean()) for m in measured}
+    return Population(field, tables, jury, labels, truth)
 
 
 def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
@@ -137,7 +143,7 @@ def _calibrated(pop: Population, kept: pd.DataFrame, posterior: str, seed: int) 
     jury = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the published interval's empty bins: counted from its nulls
-        return score_models(jury, kept, field=FIELD, method="exact", bootstrap=0, seed=seed, empty_bin="error",
+        return score_models(jury, kept, field=pop.field, method="exact", bootstrap=0, seed=seed, empty_bin="error",
                             interval="posterior", posterior=posterior, truth=pop.truth,
                             models=sorted(pop.truth)).set_index("model")
 
@@ -149,7 +155,7 @@ def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str
     out = {}
     if "latent-class" in names:
         rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
-        draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream)
+        draws = latent_class.sample(rows.evidence, pop.field, seed=seed, stream=stream)
         out["latent-class"] = _class_counts(pop, rows, draws, rows.keys.assign(row=np.arange(len(rows.keys))))
     binned = [n for n in ("latent", *VARIANTS) if n in names]
     if binned:
@@ -162,13 +168,13 @@ def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: 
     """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
     its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
     predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
-    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, FIELD, seed=seed, stream=stream)
+    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream)
     population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     out = {}
     for name in names:
-        jury = stratified(population, pred, FIELD) if name == "latent-strata" else population
+        jury = stratified(population, pred, pop.field) if name == "latent-strata" else population
         with level_grid(name == "latent-sigma0"):
-            got = binned_intervals(jury, kept, pred, FIELD, sorted(pop.truth))
+            got = binned_intervals(jury, kept, pred, pop.field, sorted(pop.truth))
         out[name] = {model: (lo / n, hi / n) for model, (lo, hi, n) in got.items()}
     return out
 
@@ -182,7 +188,7 @@ def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.
                                      on=["riddle_id", "model"])["row"].to_numpy()
         known = rows.evidence.label[population_rows] >= 0
         # the truth here is the label: a kept label counts as its label, not as the model's doubt of it
-        base = int(np.isin(rows.evidence.label[population_rows[known]], latent_class.RIGHT[FIELD]).sum())
+        base = int(np.isin(rows.evidence.label[population_rows[known]], latent_class.RIGHT[pop.field]).sum())
         lo, hi = shortest_set(latent_class.count_pmf(draws.right[:, population_rows[~known]]))
         n = len(population_rows)
         out[model] = ((base + lo) / n, (base + hi) / n)
@@ -240,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))
     if unknown:
         raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS + VARIANTS)})")
-    pop = population(args.file, args.split, args.min_labels)
-    print(f"{args.file}: {len(pop.truth)} models with >= {args.min_labels} labels "
+    pop = population(args.file, args.split, args.min_labels, args.field)
+    print(f"{args.file}, {args.field}: {len(pop.truth)} models with >= {args.min_labels} labels "
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
           f"{args.repeats} repeats, seed {args.seed}")
     load0, t0 = os.getloadavg()[0], time.perf_counter()

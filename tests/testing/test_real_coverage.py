@@ -73,3 +73,23 @@ def test_kept_labels_are_a_share_of_each_models_labels():
     sizes = pop.labels.groupby("model").size()
     assert (kept.groupby("model").size() == (sizes * 0.125).round().clip(lower=1).astype(int)).all()
     assert len(pop.truth) == 7  # the vendored LLM file: 7 models with 50 labels or more
+
+
+def test_the_field_chooses_the_truth_and_the_verdicts(tmp_path, capsys):
+    """--field answer_correct measures the share of right answers: a truth above both-correct's (a right answer
+    may be wrongly justified), read from the answer labels; an unknown field is refused by name."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False)
+    both = real_coverage.population(str(source), "llm", 15)
+    answer = real_coverage.population(str(source), "llm", 15, "answer_correct")
+    assert answer.field == "answer_correct" and both.field == "both_correct"
+    assert all(answer.truth[m] >= both.truth[m] for m in both.truth)
+    assert any(answer.truth[m] > both.truth[m] for m in both.truth)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "v1,latent", "--field", "answer_correct", "--json", str(out)]) == 0
+    assert "answer_correct: 4 models" in capsys.readouterr().out
+    assert {r["intervals"] for r in json.loads(out.read_text())["rows"]} == {4}
+    with pytest.raises(SystemExit):
+        real_coverage.main(["--file", str(source), "--field", "answer"])
+    assert "invalid choice: 'answer'" in capsys.readouterr().err
