@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import numpy as np
 import pytest
+import rank_coverage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT
 from sideways.scoring.rank_sets import draw_ranks, rank_sets
 
 
@@ -44,12 +43,8 @@ def test_the_sets_hold_every_drawn_rank_at_once_in_at_least_95_percent_of_draws(
 @pytest.mark.parametrize("posterior", [[], ["--posterior", "v1"]], ids=["default", "v1"])
 def test_the_rank_coverage_script_prints_and_writes_both_kinds_of_set(tmp_path, capsys, posterior):
     """Both kinds of set, for the default posterior (latent: it reads every judge's verdicts) and for v1."""
-    spec = importlib.util.spec_from_file_location("rank_coverage", ROOT / "benchmarks" / "rank_coverage.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     out = tmp_path / "ranks.json"
-    assert script.main(["--seeds", "2", "--models", "3", "--replicates", "200", "--json", str(out), *posterior]) == 0
+    assert rank_coverage.main(["--seeds", "2", "--models", "3", "--replicates", "200", "--json", str(out), *posterior]) == 0
     printed = capsys.readouterr().out
     assert "llm  rank set    every true rank inside:" in printed and "vlm  rank spread" in printed
     data = json.loads(out.read_text())

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
+import interval_coverage
 import pytest
 
 from conftest import make_riddles
-from helpers import ROOT
 from sideways.testing.coverage import (
     Setting,
     interval_names,
@@ -65,13 +64,9 @@ def test_one_run_scores_every_model_against_its_truth(default_params):
 
 
 def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("coverage_script", ROOT / "benchmarks" / "interval_coverage.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     out = tmp_path / "cov.json"
-    assert script.main(["--seeds", "1", "--per-riddle", "6", "--models", "3", "--riddles", "8",
-                        "--interval", "exact", "--json", str(out)]) == 0
+    assert interval_coverage.main(["--seeds", "1", "--per-riddle", "6", "--models", "3", "--riddles", "8",
+                                   "--interval", "exact", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "llm  v1           coverage 100.0% ± 0.0" in printed and "vlm  exact" in printed
     data = json.loads(out.read_text())
@@ -82,12 +77,8 @@ def test_the_script_prints_and_writes_every_cell(tmp_path, capsys):
 def test_the_grid_measures_the_new_posterior_narrower_than_v1_on_the_same_runs(tmp_path, capsys):
     """Pins the method: on the quick grid the hierarchical interval is narrower than v1 (the default) in
     every cell and covers, measured on the same runs (fails if it fell back to v1: every ratio would be 1)."""
-    spec = importlib.util.spec_from_file_location("coverage_script", ROOT / "benchmarks" / "interval_coverage.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     out = tmp_path / "grid.json"
-    assert script.main(["--grid", "quick", "--seeds", "3", "--json", str(out)]) == 0
+    assert interval_coverage.main(["--grid", "quick", "--seeds", "3", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| quick (4 models) | llm | 0.25 |" in printed and "half-width ratio hierarchical / v1" in printed
     assert "| v1: coverage % | ± points |" in printed.splitlines()[0]

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from helpers import ROOT
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("label_policies", ROOT / "benchmarks" / "label_policies.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+import label_policies
 
 
 def test_the_quick_run_counts_labels_for_every_policy(tmp_path, capsys):
     out = tmp_path / "policies.json"
-    assert _script().main(["--quick", "--splits", "llm", "--step", "2", "--posterior", "v1", "--json", str(out)]) == 0
+    assert label_policies.main(["--quick", "--splits", "llm", "--step", "2", "--posterior", "v1", "--json", str(out)]) == 0
     assert "| llm |" in capsys.readouterr().out
     runs = json.loads(out.read_text())["runs"]
     assert len(runs) == 2
@@ -29,12 +20,11 @@ def test_the_quick_run_counts_labels_for_every_policy(tmp_path, capsys):
 
 
 def test_the_policies_label_different_predictions_first():
-    script = _script()
     from sideways.annotation_app.queue import Candidate
 
     pool = [Candidate(f"r{i}", m, p, (i % 3, 3) if i % 3 else (0, 1)) for i in range(12)
             for m, p in (("a", "openai"), ("b", "gemini"), ("c", "anthropic"))]
     right = {c.key: c.bin != (0, 1) for c in pool}
-    orders = {p: script.order(p, pool, right, 0, "llm", 8) for p in script.POLICIES}
+    orders = {p: label_policies.order(p, pool, right, 0, "llm", 8) for p in label_policies.POLICIES}
     assert all(len(o) == 8 and len({c.key for c in o}) == 8 for o in orders.values())
     assert orders["width"] != orders["holes"] and orders["width"] != orders["random"]
