@@ -1,7 +1,8 @@
 """What the labels say about the latent prior's (kappa, sigma): its posterior weight over the grid (docs/method.md §6).
 
 Usage:
-  python benchmarks/grid_weights.py [--file F] [--field both_correct] [--shares 0.125,0.25,0.5,1] [--repeats 6]
+  python benchmarks/grid_weights.py [--file F] [--split llm] [--min-labels 50] [--field both_correct]
+                                    [--shares 0.125,0.25,0.5,1] [--repeats 6]
   python benchmarks/grid_weights.py --simulated [--seeds 8] [--shares 0.1667,0.5,1] [--judge-quality Q]
                                     [--model-spread S] [--json OUT]
 
@@ -13,10 +14,10 @@ sigma and each kappa, its mean total-variation distance from the uniform prior p
 nothing; 1: they chose one point), and the weight on kappa <= 4 and on kappa >= 16.
 
 Real (default): a layton-eval calibration file (default: the vendored LLM split), its labelled predictions of the
-models with at least 50 labels as the population, a share of each model's labels kept as benchmarks/real_coverage.py
-keeps them (the same seeded draws), `--repeats` draws a share. `--simulated`: the simulated pipeline's runs (demo
-riddles, params.yaml's models and judges as changed), both splits, `--seeds` runs a share. Seeded: the same
-arguments give the same output.
+models with at least `--min-labels` labels as the population, a share of each model's labels kept as
+benchmarks/real_coverage.py keeps them (the same seeded draws), `--repeats` draws a share. `--simulated`: the
+simulated pipeline's runs (demo riddles, params.yaml's models and judges as changed), both splits, `--seeds` runs a
+share. Seeded: the same arguments give the same output.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--simulated", action="store_true", help="simulated runs instead of a calibration file")
     p.add_argument("--file", default=str(real_coverage.DEFAULT_FILE), help="a layton-eval-ppi file")
+    p.add_argument("--split", default="llm", help="the split to read when the file has a split column")
+    p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are read")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
     p.add_argument("--shares", help="label shares, comma-separated (default: 0.125,0.25,0.5,1; simulated 0.1667,0.5,1)")
     p.add_argument("--repeats", type=int, default=6, help="label draws a share on the file (default: 6)")
@@ -110,13 +113,13 @@ def simulated_runs(args: argparse.Namespace, share: float, split: str) -> Iterat
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(x) for x in (args.shares or ("0.1667,0.5,1" if args.simulated else "0.125,0.25,0.5,1")).split(",")]
-    pop = None if args.simulated else real_coverage.population(args.file, "llm", 50, args.field)
+    pop = None if args.simulated else real_coverage.population(args.file, args.split, args.min_labels, args.field)
     rows = []
     print("| source | split | share | " + " | ".join(f"sigma {s:g}" for s in SIGMAS) + " | "
           + " | ".join(f"kappa {k:g}" for k in KAPPAS) + " | distance from the prior | kappa <= 4 | kappa >= 16 |")
     print("|---" * (6 + len(SIGMAS) + len(KAPPAS)) + "|")
     for s, share in enumerate(shares):
-        for split in (("llm", "vlm") if pop is None else ("llm",)):
+        for split in (("llm", "vlm") if pop is None else (args.split,)):
             runs = list(simulated_runs(args, share, split) if pop is None else real_runs(pop, args.repeats, share, s))
             row = {"source": "simulated" if args.simulated else Path(args.file).name, "split": split,
                    "share": share, **summary(runs)}

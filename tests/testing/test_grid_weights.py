@@ -37,9 +37,10 @@ def test_a_priors_spread_lands_on_its_grid_points_and_dropped_points_get_nothing
 
 def test_it_runs_on_a_calibration_file_and_writes_the_rows(tmp_path, capsys):
     source = tmp_path / "ppi.jsonl"
-    _write_file(source, text=False, riddles=100)  # half labelled: 50 labels a model, the script's bar
+    _write_file(source, text=False)  # half of 40 riddles labelled: 20 labels a model
     out = tmp_path / "w.json"
-    assert grid_weights.main(["--file", str(source), "--shares", "0.5", "--repeats", "1", "--json", str(out)]) == 0
+    assert grid_weights.main(["--file", str(source), "--shares", "0.5", "--repeats", "1", "--min-labels", "15",
+                              "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["rows"]
     assert row["runs"] == 1 and row["share"] == 0.5
     assert sum(row["sigma"].values()) == pytest.approx(1.0) and sum(row["kappa"].values()) == pytest.approx(1.0)
