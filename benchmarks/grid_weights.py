@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -38,7 +39,7 @@ import real_coverage  # noqa: E402  (beside this script)
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import FIELDS  # noqa: E402
-from sideways.config.params import raw_params  # noqa: E402
+from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring import hierarchy, latent_prior  # noqa: E402
 from sideways.scoring.hierarchy import Prior  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
@@ -90,18 +91,22 @@ def summary(runs: Sequence[np.ndarray]) -> dict[str, Any]:
 def real_runs(pop: real_coverage.Population, repeats: int, share: float, s: int) -> Iterator[np.ndarray]:
     """Grid weights of ``repeats`` label draws at ``share`` (the ``s``-th share) on the file: real_coverage's
     draws and fits (seed 0)."""
-    population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     for r in range(repeats):
-        kept = real_coverage.keep_labels(pop.labels, share, np.random.default_rng(np.random.SeedSequence([0, s, r])))
+        kept = real_coverage.draw_labels(pop, share, 0, s, r)
         pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=0, stream=f"{share}/{r}")
-        yield grid_weights(latent_prior.binned_priors(population, kept, pred, pop.field))
+        yield grid_weights(latent_prior.binned_priors(pop.rows, kept, pred, pop.field))
 
 
-def simulated_runs(args: argparse.Namespace, share: float, split: str) -> Iterator[np.ndarray]:
-    """Grid weights of ``args.seeds`` simulated runs of ``split`` at ``share``."""
+def simulated_world(args: argparse.Namespace) -> tuple[Params, pd.DataFrame]:
+    """params.yaml's project with the simulator's settings of ``args``, and the demo riddles."""
     base = raw_params(REPO / "params.yaml")[0]
     params = setting_params(base, Setting(judge_quality=args.judge_quality, model_spread=args.model_spread))
-    demo = load_demo(REPO / base["riddles"]["path"])
+    return params, load_demo(REPO / base["riddles"]["path"])
+
+
+def simulated_runs(args: argparse.Namespace, params: Params, demo: pd.DataFrame, share: float,
+                   split: str) -> Iterator[np.ndarray]:
+    """Grid weights of ``args.seeds`` simulated runs of ``split`` at ``share``."""
     riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
     for seed in range(args.seeds):
         predictions, judgments, jury = simulate_run(params, riddles, seed)
@@ -114,13 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(x) for x in (args.shares or ("0.1667,0.5,1" if args.simulated else "0.125,0.25,0.5,1")).split(",")]
     pop = None if args.simulated else real_coverage.population(args.file, args.split, args.min_labels, args.field)
+    world = simulated_world(args) if pop is None else None
     rows = []
     print("| source | split | share | " + " | ".join(f"sigma {s:g}" for s in SIGMAS) + " | "
           + " | ".join(f"kappa {k:g}" for k in KAPPAS) + " | distance from the prior | kappa <= 4 | kappa >= 16 |")
     print("|---" * (6 + len(SIGMAS) + len(KAPPAS)) + "|")
-    for s, share in enumerate(shares):
+    for index, share in enumerate(shares):
         for split in (("llm", "vlm") if pop is None else (args.split,)):
-            runs = list(simulated_runs(args, share, split) if pop is None else real_runs(pop, args.repeats, share, s))
+            if pop is not None:
+                runs = list(real_runs(pop, args.repeats, share, index))
+            else:
+                assert world is not None  # built above whenever there is no file
+                runs = list(simulated_runs(args, *world, share, split))
             row = {"source": "simulated" if args.simulated else Path(args.file).name, "split": split,
                    "share": share, **summary(runs)}
             rows.append(row)

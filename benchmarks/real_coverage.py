@@ -105,13 +105,14 @@ class Tally:
 @dataclass(frozen=True)
 class Population:
     """The file's tables, its jury, the labelled rows, the field scored and the measured models with their true
-    scores in it."""
+    scores in it; ``rows``: the jury's rows of the labelled predictions (the population every interval counts over)."""
 
     field: str
     tables: PpiTables
     jury: pd.DataFrame
     labels: pd.DataFrame
     truth: dict[str, float]
+    rows: pd.DataFrame
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -126,7 +127,13 @@ def population(path: str, split: str, min_labels: int, field: str = "both_correc
     if not measured:
         raise SystemExit(f"{path}: no model has {min_labels} or more labelled predictions with a jury score")
     truth = {m: float(labels.loc[labels["model"] == m, f"human_{field}"].astype(bool).mean()) for m in measured}
-    return Population(field, tables, jury, labels, truth)
+    rows = jury.merge(labels[["riddle_id", "model"]], on=["riddle_id", "model"])
+    return Population(field, tables, jury, labels, truth, rows)
+
+
+def draw_labels(pop: Population, share: float, seed: int, s: int, r: int) -> pd.DataFrame:
+    """The labels kept in repeat ``r`` of the ``s``-th share: :func:`keep_labels` seeded by (seed, s, r)."""
+    return keep_labels(pop.labels, share, np.random.default_rng(np.random.SeedSequence([seed, s, r])))
 
 
 def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
@@ -140,10 +147,9 @@ def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) ->
 
 def _calibrated(pop: Population, kept: pd.DataFrame, posterior: str, seed: int) -> pd.DataFrame:
     """SCORES rows of the measured models on the population rows (labelled predictions) only."""
-    jury = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the published interval's empty bins: counted from its nulls
-        return score_models(jury, kept, field=pop.field, method="exact", bootstrap=0, seed=seed, empty_bin="error",
+        return score_models(pop.rows, kept, field=pop.field, method="exact", bootstrap=0, seed=seed, empty_bin="error",
                             interval="posterior", posterior=posterior, truth=pop.truth,
                             models=sorted(pop.truth)).set_index("model")
 
@@ -169,10 +175,9 @@ def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: 
     its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
     predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
     pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream)
-    population = pop.jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     out = {}
     for name in names:
-        jury = stratified(population, pred, pop.field) if name == "latent-strata" else population
+        jury = stratified(pop.rows, pred, pop.field) if name == "latent-strata" else pop.rows
         with level_grid(name == "latent-sigma0"):
             got = binned_intervals(jury, kept, pred, pop.field, sorted(pop.truth))
         out[name] = {model: (lo / n, hi / n) for model, (lo, hi, n) in got.items()}
@@ -200,8 +205,7 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
     tallies = {(name, share): Tally() for share in shares for name in names}
     for s, share in enumerate(shares):
         for r in range(repeats):
-            rng = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
-            kept = keep_labels(pop.labels, share, rng)
+            kept = draw_labels(pop, share, seed, s, r)
             _add_posteriors(pop, kept, seed, share, names, tallies)
             if {"latent", "latent-class", *VARIANTS} & set(names):
                 for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
