@@ -38,7 +38,7 @@ from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.changes import null_rate, power  # noqa: E402
-from sideways.testing.coverage import Setting, resize_riddles, setting_params, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, resize_riddles, setting_params, split_riddles  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -66,12 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         params = replace(params, calibration=replace(params.calibration, posterior=args.posterior))
     print(f"posterior: {params.calibration.posterior}")
     demo = load_demo(REPO / base["riddles"]["path"])
-    split_riddles = {s: slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")) for s in params.splits}
+    tables = {s: split_riddles(demo, s) for s in params.splits}
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     out: dict[str, Any] = {"null": [], "power": []}
     print("(a) null changes: rows called 'no detectable change'")
     for scale in [] if args.skip_null else args.scale:
-        for split, table in split_riddles.items():
+        for split, table in tables.items():
             riddles = resize_riddles(table, len(table) * scale)
             r = null_rate(params, riddles, split, range(args.seeds), replicates=args.replicates)
             out["null"].append({"split": split, "scale": scale, **r})
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['runs_clean']}/{r['runs']} diffs with no row called")
     print(f"(b) power: {args.model} truly better on {args.power_split}"
           + (" (judges and annotators redrawn too)" if args.redraw else " (the same judges' and annotators' seeds)"))
-    table = split_riddles[args.power_split]
+    table = tables[args.power_split]
     for scale in args.scale:
         riddles = resize_riddles(table, len(table) * scale)
         for points in args.points:

@@ -43,7 +43,7 @@ from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring import hierarchy, latent_prior  # noqa: E402
 from sideways.scoring.hierarchy import Prior  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 SIGMAS = sorted({s for _, s in hierarchy.GRID})
 KAPPAS = sorted({k for k, _ in hierarchy.GRID})
@@ -107,7 +107,7 @@ def simulated_world(args: argparse.Namespace) -> tuple[Params, pd.DataFrame]:
 def simulated_runs(args: argparse.Namespace, params: Params, demo: pd.DataFrame, share: float,
                    split: str) -> Iterator[np.ndarray]:
     """Grid weights of ``args.seeds`` simulated runs of ``split`` at ``share``."""
-    riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
+    riddles = split_riddles(demo, split)
     for seed in range(args.seeds):
         predictions, judgments, jury = simulate_run(params, riddles, seed)
         labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed,

@@ -64,10 +64,9 @@ from sideways.testing.coverage import (  # noqa: E402
     Setting,
     interval_names,
     measure,
-    resize_riddles,
     setting_params,
     share_for,
-    slim_riddles,
+    split_riddles,
 )
 
 GRIDS = {"full": FULL_GRID, "base": GRID, "hard": HARD_GRID, "quick": QUICK_GRID}
@@ -129,9 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     setting = _setting(args)
     params = setting_params(base, setting)
     cells = _cells(args, params, base)
-    demo = load_demo(REPO / base["riddles"]["path"])
-    riddles = {s: resize_riddles(slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")), setting.riddles)
-               for s in params.splits}
+    riddles = _riddles(base, params, setting.riddles)
     published_method = "exact" if args.interval == "exact" else "layton"
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     results = measure(params, riddles, range(args.first_seed, args.first_seed + args.seeds), cells,
@@ -156,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _riddles(base: dict[str, Any], params: Params, count: int | None) -> dict[str, Any]:
+    """Each split's demo riddles (``count`` of them, or all), as the simulator reads them."""
     demo = load_demo(REPO / base["riddles"]["path"])
-    return {s: resize_riddles(slim_riddles(demo[demo["split"] == s].sort_values("riddle_id")), count)
-            for s in params.splits}
+    return {s: split_riddles(demo, s, count) for s in params.splits}
 
 
 def _pct(s: dict[str, Any]) -> str:

@@ -48,7 +48,7 @@ from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, resize_riddles, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 POLICIES = ("random", "holes", "width", "uncertain")
 FIELD = "both_correct"
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     runs = []
     for split in args.splits:
-        riddles = resize_riddles(slim_riddles(demo[demo["split"] == split].sort_values("riddle_id")), setting.riddles)
+        riddles = split_riddles(demo, split, setting.riddles)
         runs += [one_run(params, riddles, split, seed, args.step, args.posterior, args.target) for seed in seeds]
     print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, the {args.posterior} posterior's "
           f"mean half-width, labels counted in steps of {args.step}")

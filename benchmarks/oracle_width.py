@@ -39,7 +39,7 @@ from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import summarise  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.testing.oracle import oracle_probabilities  # noqa: E402
 from sideways.testing.width_parts import given_starts, parts  # noqa: E402
 
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for share in (float(s) for s in args.shares.split(",")):
         for split in params.splits:
-            riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
+            riddles = split_riddles(demo, split)
             s = summary([r for seed in range(args.seeds)
                          for r in run_rows(params, riddles, split, seed, share, args.parts)])
             results.append({"split": split, "share": share, **s})

@@ -29,7 +29,7 @@ from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 SPLIT = "llm"
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     base = raw_params(REPO / "params.yaml")[0]
     demo = load_demo(REPO / base["riddles"]["path"])
-    riddles = slim_riddles(demo[demo["split"] == SPLIT].sort_values("riddle_id"))
+    riddles = split_riddles(demo, SPLIT)
     load0 = os.getloadavg()[0]
     print("| models | predictions | labels | posterior | CPU s | wall s |\n|---|---|---|---|---|---|")
     for count in args.models.split(","):

@@ -44,7 +44,7 @@ from sideways.scoring.rank_sets import rank_sets  # noqa: E402
 from sideways.scoring.ranking import rank_leaderboard  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles  # noqa: E402
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(params.models)} models, share {share:g}, posterior {posterior}, {args.replicates} joint draws, "
           f"seeds {seeds.start}..{seeds.stop - 1}; {setting}")
     for split in params.splits:
-        riddles = slim_riddles(demo[demo["split"] == split].sort_values("riddle_id"))
+        riddles = split_riddles(demo, split)
         results[split] = summary([one_run(params, riddles, split, s, share, posterior, args.replicates)
                                   for s in seeds])
         for name, s in results[split].items():

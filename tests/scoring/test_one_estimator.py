@@ -17,13 +17,13 @@ from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard, ranked_columns
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import simulate_run, slim_riddles
+from sideways.testing.coverage import simulate_run, split_riddles
 
 
 @pytest.fixture(scope="module")
 def llm() -> pd.DataFrame:
     demo = load_demo(ROOT / "data/riddles/demo.jsonl")
-    return slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    return split_riddles(demo, "llm")
 
 
 def _params(default_params: dict, edit=None, **calibration) -> Params:

@@ -17,6 +17,7 @@ from sideways.testing.coverage import (
     setting_params,
     share_for,
     slim_riddles,
+    split_riddles,
 )
 
 
@@ -42,6 +43,14 @@ def test_resized_riddles_are_renamed_copies_with_unique_ids():
     assert len(more) == 17 and more["riddle_id"].is_unique
     assert more["answer"].tolist()[7:14] == riddles["answer"].tolist()
     assert resize_riddles(riddles, 3)["riddle_id"].tolist() == riddles["riddle_id"].tolist()[:3]
+
+
+def test_a_splits_riddles_are_its_own_in_id_order_and_resized_on_request():
+    riddles = make_riddles(6).assign(split=["vlm", "llm"] * 3).iloc[::-1]
+    llm = split_riddles(riddles, "llm")
+    assert llm["riddle_id"].tolist() == sorted(riddles.loc[riddles["split"] == "llm", "riddle_id"])
+    assert set(llm["split"]) == {"llm"} and list(llm.columns) == list(slim_riddles(riddles).columns)
+    assert len(split_riddles(riddles, "vlm", 5)) == 5 and split_riddles(riddles, "vlm", 5)["riddle_id"].is_unique
 
 
 def test_labelling_everything_makes_the_posterior_exact_and_cover(default_params):

@@ -11,7 +11,7 @@ import pytest
 from helpers import ROOT, project_params
 from sideways.sources.demo import load_demo
 from sideways.testing.changes import null_rate, power
-from sideways.testing.coverage import Setting, setting_params, slim_riddles
+from sideways.testing.coverage import Setting, setting_params, split_riddles
 
 
 @pytest.fixture(scope="module", params=["latent", "v1"])
@@ -20,7 +20,7 @@ def world(request):
     stage's fit, the draws reading its prior) and by v1."""
     base = project_params()
     demo = load_demo(Path(ROOT / base["riddles"]["path"]))
-    llm = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    llm = split_riddles(demo, "llm")
     params = setting_params(base, Setting())
     return replace(params, calibration=replace(params.calibration, posterior=request.param)), llm
 

@@ -14,7 +14,7 @@ from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.artifacts.schema import records_by
 from sideways.simulation.truth import truth
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
 from sideways.testing.oracle import oracle_probabilities
 
 
@@ -22,7 +22,7 @@ def _world(setting: Setting, share: float, seed: int = 3):
     base = project_params()
     params = setting_params(base, setting)
     demo = load_demo(Path(ROOT / base["riddles"]["path"]))
-    riddles = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    riddles = split_riddles(demo, "llm")
     predictions, judgments, _ = simulate_run(params, riddles, seed)
     labels = simulate_labels(seeded_sample(predictions, share, seed, "llm"), riddles, seed, params.annotations.noise)
     by_id = records_by(riddles, "riddle_id")

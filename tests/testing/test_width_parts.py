@@ -19,7 +19,7 @@ from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.scoring import hierarchy, latent_prior
 from sideways.scoring.calibration import score_models
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import Setting, setting_params, simulate_run, slim_riddles
+from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
 from sideways.testing.oracle import oracle_probabilities
 from sideways.testing.width_parts import CUTS, binned_intervals, given_starts, level_grid, parts, stratified
 
@@ -30,7 +30,7 @@ def _run(seed: int = 2, share: float = 1 / 6):
     base = project_params()
     params = setting_params(base, Setting())
     demo = load_demo(Path(ROOT / base["riddles"]["path"]))
-    riddles = slim_riddles(demo[demo["split"] == "llm"].sort_values("riddle_id"))
+    riddles = split_riddles(demo, "llm")
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     labels = simulate_labels(seeded_sample(predictions, share, seed, "llm"), riddles, seed, params.annotations.noise)
     fitted = latent_prior.predictions(jury, judgments, labels, FIELD, seed=seed, stream=latent_prior.stream("llm", FIELD))

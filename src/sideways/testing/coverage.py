@@ -120,6 +120,12 @@ def slim_riddles(riddles: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: riddles[c].astype(object).tolist() for c in SIM_COLUMNS})
 
 
+def split_riddles(demo: pd.DataFrame, split: str, count: int | None = None) -> pd.DataFrame:
+    """One split's riddles of ``demo`` in id order, slimmed for the simulator (:func:`slim_riddles`) and, with
+    ``count``, resized (:func:`resize_riddles`): what every simulated run of a split starts from."""
+    return resize_riddles(slim_riddles(demo[demo["split"] == split].sort_values("riddle_id")), count)
+
+
 def simulate_run(params: Params, riddles: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(predictions, judgments, jury) of one simulated run (``seed``) of one split."""
     models = params.models
