@@ -10,6 +10,7 @@ from helpers.exact_reference import exact_interval
 from sideways.artifacts.schema import FIELDS, JURY, SCORES, conform
 from sideways.core.errors import CalibrationError
 from sideways.scoring.calibration import model_rng, score_models
+from sideways.scoring.posterior import MEAN_DECIMALS
 
 
 def _jury_rows(model, provider, votes_judges, field_votes=None, name=None, n_hints=0, start=0):
@@ -202,7 +203,8 @@ def test_the_posterior_interval_is_computed_beside_the_published_one():
     assert row["posterior_half_width"] > row["half_width"]
     # the score is the posterior mean, E[K] / n, not the middle of the shortest set: with no own label
     # each bin's rate has the pool's smoothed mean (a + 1/2) / (b + 1), so E[K] = (4 * 1.5 + 3 * 5.5 + 5 * 9.5) / 11
-    assert row["posterior_score"] == pytest.approx(70 / 11 / 12, abs=1e-12)
+    # (E[K] kept to MEAN_DECIMALS decimals of a count)
+    assert row["posterior_score"] == pytest.approx(70 / 11 / 12, abs=10.0**-MEAN_DECIMALS / 12)
     assert row["posterior_score"] != pytest.approx((row["posterior_lo"] + row["posterior_hi"]) / 2)
     assert row["posterior_score_pct"] == 53.0 and row["posterior"] == "v1"
     # score ± ci (what ranks and rank spreads read) holds the whole interval

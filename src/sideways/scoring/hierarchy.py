@@ -48,6 +48,10 @@ MIN_WEIGHT = 0.01
 #: Gauss-Hermite nodes and weights (probabilists') over the standard normal of a model's level.
 NODES, NODE_WEIGHTS = np.polynomial.hermite_e.hermegauss(9)
 NODE_WEIGHTS = NODE_WEIGHTS / NODE_WEIGHTS.sum()
+#: Significant digits a prior's numbers keep (:func:`settled`): they come through numpy's SIMD kernels (exp,
+#: log), whose last bits differ between processors (AVX-512 or not); rounded, those bits reach neither the
+#: scores table's prior nor the interval computed from it, so the same inputs give the same bytes on every machine.
+DIGITS = 12
 #: Prior means are kept in [EDGE, 1 - EDGE] so that no beta parameter is zero.
 EDGE = 0.005
 #: Prior sds (logit scale) of a bin's deviation from the score's line, and of the line's coefficients.
@@ -273,6 +277,20 @@ class Prior:
     positives: dict[Bin, float] | None = None
 
 
+def _settle(x: float) -> float:
+    return float(f"{x:.{DIGITS}g}")
+
+
+def settled(prior: Prior) -> Prior:
+    """``prior`` with every number rounded to :data:`DIGITS` significant digits, as the priors are built: the
+    interval and the paired draws then read the same prior on every machine, and its JSON round-trips."""
+    return Prior({b: _settle(x) for b, x in prior.eta.items()}, dict(prior.pool_rows),
+                 tuple((k, s, _settle(w)) for k, s, w in prior.spread),
+                 None if prior.labelled is None else {r: _settle(p) for r, p in prior.labelled.items()},
+                 _settle(prior.dispersion), prior.side, _settle(prior.bias), _settle(prior.bias_var),
+                 None if prior.positives is None else {b: _settle(x) for b, x in prior.positives.items()})
+
+
 def prior_json(prior: Prior | None) -> str | None:
     """A prior as one JSON line (None for none: v1's prior), kept in the scores table so that the paired
     draws of docs/method.md §8 use the very prior the scores were computed with (floats round-trip)."""
@@ -335,9 +353,10 @@ def pooled_priors(
         pool_rows[mine] = size[~mine].sum(axis=0)[None, :]
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
     enough = pool_rows.sum(axis=1) >= LABELS_PER_COEFFICIENT * xmat.shape[1]
-    return {m: None if not enough[i] else Prior({b: float(eta[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0},
-                     {b: int(pool_rows[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0}, spread)
-            for i, m in enumerate(models)}
+    return {m: None if not enough[i] else settled(Prior(
+        {b: float(eta[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0},
+        {b: int(pool_rows[i, j]) for j, b in enumerate(bins) if hist[i, j] > 0}, spread))
+        for i, m in enumerate(models)}
 
 
 def lgamma(x: FloatArray) -> FloatArray:

@@ -45,7 +45,15 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring import latent_class
-from sideways.scoring.hierarchy import EDGE, Prior, bin_offsets, label_dispersion, model_bias, spread_weights
+from sideways.scoring.hierarchy import (
+    EDGE,
+    Prior,
+    bin_offsets,
+    label_dispersion,
+    model_bias,
+    settled,
+    spread_weights,
+)
 from sideways.scoring.ppi import FloatArray
 
 Bin = tuple[int, int]
@@ -99,11 +107,11 @@ def latent_priors(
                       else (np.zeros(len(names)), np.zeros(len(names))))
     if not latent_class.MODEL_CHECK_SHIFT:
         bias = np.zeros(len(names))
-    return {m: Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
+    return {m: settled(Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
                      {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
                      None if label_right is None else own[m], phi, side, float(bias[i]), float(bias_var[i]),
                      None if positives is None else
-                     {b: float(positives[i, j]) for j, b in enumerate(all_bins) if size[i, j] > 0})
+                     {b: float(positives[i, j]) for j, b in enumerate(all_bins) if size[i, j] > 0}))
             for i, m in enumerate(names)}
 
 

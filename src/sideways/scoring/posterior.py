@@ -37,6 +37,11 @@ from sideways.scoring.ppi import CDF_TOLERANCE, FloatArray
 #: The most labels the pool's rate in a bin is worth as prior (docs/method.md §6): 2 covered
 #: the issue's grid, 4 also the settings where 2 fell short, and a hold-out it was not chosen on.
 KAPPA_MAX = 4.0
+#: Decimals of a count the posterior mean keeps (:func:`summarise`): the pmf it is the mean of goes through
+#: numpy's SIMD kernels and BLAS, which differ between processors in a number's last bits (AVX-512 or not,
+#: OpenBLAS's core type); rounded to 1e-9 of a count, those bits reach no score, so the same inputs give the
+#: same bytes on every machine (a fresh clone's ``make repro`` leaves dvc.lock as committed).
+MEAN_DECIMALS = 9
 
 
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
@@ -94,10 +99,12 @@ def shortest_set(pmf: FloatArray, level: float = 0.95) -> tuple[int, int]:
 
 def summarise(pmf: FloatArray, known: int, level: float = 0.95) -> tuple[int, int, float]:
     """(K_lo, K_hi, E[K]) of the count ``known + T``, T with ``pmf`` on 0..len - 1: the shortest
-    ``level`` set of :func:`shortest_set` and the posterior mean."""
+    ``level`` set of :func:`shortest_set` and the posterior mean, summed exactly (``math.fsum``, not a
+    BLAS dot) and rounded to :data:`MEAN_DECIMALS` (every score a user reads is this mean)."""
     pmf = pmf / pmf.sum()
     lo, hi = shortest_set(pmf, level)
-    return known + lo, known + hi, known + float(np.arange(len(pmf)) @ pmf)
+    mean = math.fsum((np.arange(len(pmf)) * pmf).tolist())
+    return known + lo, known + hi, known + round(mean, MEAN_DECIMALS)
 
 
 def posterior_count_pmf(unlabelled: Sequence[int], alpha: Sequence[float], beta: Sequence[float]) -> FloatArray:
