@@ -10,14 +10,13 @@ import pandas as pd
 import pytest
 
 from helpers import ROOT
-from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import Params, parse_params
-from sideways.scoring.calibration import score_models
 from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard, ranked_columns
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import simulate_run, split_riddles
+from sideways.testing.changes import pipeline_version
+from sideways.testing.coverage import split_riddles
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +33,6 @@ def _params(default_params: dict, edit=None, **calibration) -> Params:
     return parse_params(data, source="test")
 
 
-def version(name: str, params: Params, riddles: pd.DataFrame) -> SplitVersion:
-    """One version of the llm split as the pipeline computes it: predictions, jury, labels, scores."""
-    predictions, judgments, jury = simulate_run(params, riddles, params.seed)
-    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, params.seed, "llm"), riddles,
-                             params.seed)
-    cal = params.calibration
-    scores = score_models(jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
-                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=cal.posterior,
-                          judgments=judgments, stream="llm")
-    return SplitVersion(name, jury, labels, scores)
-
-
 def assert_changes_add_up(a: SplitVersion, b: SplitVersion) -> None:
     rows = split_changes("llm", a, b, seed=0, replicates=400).rows
     assert len(rows) >= 6
@@ -60,20 +47,20 @@ CALIBRATIONS = [{"interval": "posterior", "posterior": "v1"}, {"interval": "post
 
 @pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
 def test_the_readme_experiment_and_a_new_model_change_scores_by_what_the_diff_says(default_params, llm, calibration):
-    base = version("A", _params(default_params, **calibration), llm)
+    base = pipeline_version("A", _params(default_params, **calibration), llm)
     stronger = _params(default_params, lambda d: d["models"]["atlas-mini"].update(skill=0.9), **calibration)
-    assert_changes_add_up(base, version("B", stronger, llm))
+    assert_changes_add_up(base, pipeline_version("B", stronger, llm))
     added = _params(default_params, lambda d: d["models"].update(
         {"nova-mid": {"backend": "sim", "provider": "mistral", "name": "nova-mid", "n_hints": 0, "skill": 0.7}}),
         **calibration)
-    assert_changes_add_up(base, version("B", added, llm))
+    assert_changes_add_up(base, pipeline_version("B", added, llm))
 
 
 @pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
 def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, calibration):
     """Equal ranks share a tie group; two models apart are ranked apart, the better one above; a pair's
     change is the difference of the two ranked scores; every model's rank set holds at least one rank."""
-    v = version("A", _params(default_params, **calibration), llm)
+    v = pipeline_version("A", _params(default_params, **calibration), llm)
     assert v.scores is not None
     ranked = rank_leaderboard(v.scores)
     got = pairwise(ranked, v.jury, v.annotations, replicates=1000)

@@ -19,11 +19,10 @@ from helpers import ROOT
 SCRIPT = """
 import copy, json, sys
 from pathlib import Path
-from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import parse_params, raw_params
-from sideways.scoring.calibration import score_models
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import simulate_run, split_riddles
+from sideways.testing.changes import pipeline_version
+from sideways.testing.coverage import split_riddles
 
 root = sys.argv[1]
 base = raw_params(Path(root) / "params.yaml")[0]
@@ -32,14 +31,7 @@ out = {}
 for posterior in ("v1", "hierarchical", "latent"):
     data = copy.deepcopy(base)
     data["calibration"].update(interval="posterior", posterior=posterior)
-    params = parse_params(data, source="test")
-    predictions, judgments, jury = simulate_run(params, riddles, params.seed)
-    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, params.seed, "llm"), riddles,
-                             params.seed)
-    cal = params.calibration
-    scores = score_models(jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
-                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=posterior,
-                          judgments=judgments, stream="llm")
+    scores = pipeline_version(posterior, parse_params(data, source="test"), riddles).scores
     out[posterior] = [[repr(x) for x in scores["posterior_score"]], scores["posterior_prior"].tolist()]
 print(json.dumps(out))
 """

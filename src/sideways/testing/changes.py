@@ -33,6 +33,7 @@ from sideways.scoring.verdicts import SAME, UP, Difference, bh_adjusted, verdict
 from sideways.simulation.judges import simulate_judgments
 from sideways.simulation.models import simulate_predictions
 from sideways.simulation.truth import truth
+from sideways.testing.coverage import simulate_run
 
 SCORES_STUB = {"interval": "posterior", "posterior_score_pct": 0.0, "posterior_ci_pct": 0.0}
 
@@ -66,6 +67,20 @@ def version(name: str, params: Params, riddles: pd.DataFrame, predictions: pd.Da
             warnings.simplefilter("ignore")
             scores = score_models(jury, labels, field=cal.field, method="exact", bootstrap=0, seed=params.seed,
                                   interval="posterior", posterior=cal.posterior, judgments=judgments, stream=split)
+    return SplitVersion(name, jury, labels, scores)
+
+
+def pipeline_version(name: str, params: Params, riddles: pd.DataFrame, split: str = "llm") -> SplitVersion:
+    """One version of a split as the pipeline computes it from ``params``: predictions and jury drawn with its seed,
+    the labels of ``annotations.share`` (and ``annotations.noise``), and the scores the calibrate stage writes under
+    its ``calibration`` (an empty bin takes the nearest, as the posterior interval ranks)."""
+    predictions, judgments, jury = simulate_run(params, riddles, params.seed)
+    labels = simulate_labels(seeded_sample(predictions, params.annotations.share, params.seed, split), riddles,
+                             params.seed, params.annotations.noise)
+    cal = params.calibration
+    scores = score_models(jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
+                          seed=params.seed, empty_bin="nearest", interval=cal.interval, posterior=cal.posterior,
+                          judgments=judgments, stream=split)
     return SplitVersion(name, jury, labels, scores)
 
 
