@@ -3,7 +3,7 @@
 Usage:
   python benchmarks/oracle_width.py [--seeds N] [--shares 0.1667,0.5] [--judge-quality Q] [--models M]
                                     [--label-noise E] [--slip S] [--model-spread S] [--hidden-difficulty SD]
-                                    [--parts] [--json OUT]
+                                    [--parts] [--unknown-models] [--json OUT]
 
 For each split and label share, over simulated runs (demo riddles, params.yaml's models and judges as
 changed): the oracle's 95% set of each model's count of right answers (sideways.testing.oracle: every row's
@@ -15,6 +15,12 @@ cannot be met honestly. Judges who err together (correlation) are outside what t
 --parts: also where the latent posterior's width goes (sideways.testing.width_parts): its interval rebuilt from
 the oracle's probabilities as starts, then with sigma 0, then binned by strata of the starts; and binned by
 strata of its own fit's predictions.
+
+--unknown-models: also the oracle that knows the judges but not the models (sideways.testing.oracle.
+unknown_model_counts: each model's skill and its judges' leniency toward it learned from its own rows, the spread of
+that leniency itself weighed between 0 and 0.7 by every model's rows), and the latent-class model's own count (its
+Gibbs draws' Poisson-binomials, one fit on every label, a labelled row counted as its label: what the latent
+posterior would be if it trusted its fit's every row).
 """
 
 from __future__ import annotations
@@ -33,18 +39,22 @@ sys.path.insert(0, str(REPO / "src"))
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
-from sideways.scoring import latent_prior  # noqa: E402
+from sideways.scoring import latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import summarise  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
-from sideways.testing.oracle import oracle_probabilities  # noqa: E402
+from sideways.testing.oracle import mixed_over_spreads, oracle_probabilities, unknown_model_counts  # noqa: E402
 from sideways.testing.width_parts import given_starts, parts  # noqa: E402
 
 POSTERIORS = ("v1", "latent")
 PARTS = ("starts", "starts_level", "starts_level_strata", "latent_strata")
+UNKNOWN = ("unknown_models", "latent_class")
+#: The spreads of the judges' leniency toward a model the oracle without the models weighs (equal prior): none, or
+#: the grid's "judges' rates depend on the model" setting.
+SPREADS = (0.0, 0.7)
 FIELD = "both_correct"
 
 
@@ -56,14 +66,17 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         p.add_argument(f"--{name}", type=float, help="the simulator's setting (default: params.yaml's)")
     p.add_argument("--models", type=int, help="that many simulated models (default: params.yaml's)")
     p.add_argument("--parts", action="store_true", help="also the latent posterior rebuilt part by part")
+    p.add_argument("--unknown-models", action="store_true",
+                   help="also the oracle that does not know the models, and the latent-class model's own count")
     p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
     return p.parse_args(argv)
 
 
 def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
-             with_parts: bool = False) -> list[dict[str, Any]]:
+             with_parts: bool = False, with_unknown: bool = False) -> list[dict[str, Any]]:
     """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth (with
-    ``with_parts``, the steps of :func:`sideways.testing.width_parts.parts` too)."""
+    ``with_parts``, the steps of :func:`sideways.testing.width_parts.parts` too; with ``with_unknown``, the
+    intervals of :data:`UNKNOWN`)."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed, params.annotations.noise)
     truth = true_scores(riddles, predictions, FIELD)
@@ -80,6 +93,7 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
     steps = _parts(jury, judgments, labels, probs, oracle_probabilities(params, riddles, predictions, judgments,
                                                                        labels.iloc[:0], seed), split, seed,
                    sorted(got["v1"])) if with_parts else {}
+    unknown = _unknown(params, riddles, predictions, judgments, jury, labels, split, seed) if with_unknown else {}
     rows = []
     for model in sorted(got["v1"]):
         keys = [(model, r) for r in predictions.loc[predictions["model"] == model, "riddle_id"]]
@@ -88,7 +102,7 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
         row = {"oracle": (hi - lo) / (2 * n), "oracle_covered": bool(lo <= right <= hi)}
         for name in POSTERIORS:
             row[name], row[f"{name}_covered"] = float(got[name][model][0]), bool(got[name][model][1])
-        for name, by_model in steps.items():
+        for name, by_model in (steps | unknown).items():
             s_lo, s_hi, s_n = by_model[model]
             covered = s_lo <= round(truth[model] * s_n) <= s_hi
             row[name], row[f"{name}_covered"] = (s_hi - s_lo) / (2 * s_n), bool(covered)
@@ -106,6 +120,31 @@ def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float],
     return {name: got[name] for name in PARTS}
 
 
+def _unknown(params: Any, riddles: Any, predictions: Any, judgments: Any, jury: Any, labels: Any, split: str,
+             seed: int) -> dict[str, dict[str, tuple[int, int, int]]]:
+    """name -> model -> (lo, hi, rows) of each interval of :data:`UNKNOWN`."""
+    counts = mixed_over_spreads({s: unknown_model_counts(params, riddles, predictions, judgments, labels, seed, s)
+                                 for s in SPREADS})
+    out: dict[str, dict[str, tuple[int, int, int]]] = {"unknown_models": {}, "latent_class": {}}
+    for model, pmf in counts.items():
+        lo, hi, _ = summarise(pmf, 0)
+        out["unknown_models"][model] = (lo, hi, len(pmf) - 1)
+    rows = latent_class.table_evidence(jury, judgments, labels)
+    draws = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=latent_prior.stream(split, FIELD))
+    label = rows.evidence.label
+    for model in counts:
+        mine = np.flatnonzero(rows.keys["model"].to_numpy() == model)
+        known = label[mine] >= 0
+        base = int(np.isin(label[mine[known]], latent_class.RIGHT[FIELD]).sum())
+        # a row no judge of its panel gave a verdict on is not in the fit's table: a coin, as v1's Jeffreys start
+        unjudged = int((predictions["model"] == model).sum()) - len(mine)
+        pmf = np.convolve(latent_class.count_pmf(draws.right[:, mine[~known]]),
+                          poisson_binomial(np.full(unjudged, 0.5)))
+        lo, hi, _ = summarise(pmf, base)
+        out["latent_class"][model] = (lo, hi, len(mine) + unjudged)
+    return out
+
+
 def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Coverage, its se and mean half-width (points) of each interval, and each one's width over v1's."""
     out: dict[str, float] = {"intervals": len(rows)}
@@ -121,7 +160,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 def _names(rows: list[dict[str, Any]]) -> list[str]:
     """The intervals the rows hold: the oracle's, the posteriors', and the parts' when measured."""
-    return ["oracle", *POSTERIORS, *(p for p in PARTS if rows and p in rows[0])]
+    return ["oracle", *POSTERIORS, *(p for p in (*PARTS, *UNKNOWN) if rows and p in rows[0])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         for split in params.splits:
             riddles = split_riddles(demo, split)
             s = summary([r for seed in range(args.seeds)
-                         for r in run_rows(params, riddles, split, seed, share, args.parts)])
+                         for r in run_rows(params, riddles, split, seed, share, args.parts, args.unknown_models)])
             results.append({"split": split, "share": share, **s})
-            names = ["oracle", *POSTERIORS, *(PARTS if args.parts else ())]
+            names = ["oracle", *POSTERIORS, *(PARTS if args.parts else ()), *(UNKNOWN if args.unknown_models else ())]
             print(f"{split} share {share:.4f} ({s['intervals']:.0f} intervals): "
                   + "; ".join(f"{n} {100 * s[f'{n}_coverage']:.1f}% ± {100 * s[f'{n}_coverage_se']:.1f} at "
                               f"{s[f'{n}_half_width']:.2f}" for n in names)

@@ -4,8 +4,10 @@ own parameters, the floor of an honest interval's width."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import oracle_width
 import pytest
 
@@ -15,7 +17,7 @@ from sideways.artifacts.schema import records_by
 from sideways.simulation.truth import truth
 from sideways.sources.demo import load_demo
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
-from sideways.testing.oracle import oracle_probabilities
+from sideways.testing.oracle import ModelCount, mixed_over_spreads, oracle_probabilities, unknown_model_counts
 
 
 def _world(setting: Setting, share: float, seed: int = 3):
@@ -64,3 +66,50 @@ def test_the_script_prints_and_writes_the_oracle_narrower_than_v1(tmp_path, caps
     assert {r["split"] for r in rows} == {"llm", "vlm"}
     for r in rows:
         assert r["intervals"] == 12 and 0 < r["oracle_over_v1"] < 1
+
+
+def _point(pmf) -> int:
+    """The count a pmf puts all its mass on (fails when it does not)."""
+    top = int(pmf.argmax())
+    assert pmf[top] == pytest.approx(1.0, abs=1e-9)
+    return top
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.7])
+def test_the_oracle_without_the_models_counts_a_fully_labelled_split_exactly(spread):
+    params, riddles, predictions, judgments, labels, right, seed = _world(Setting(), share=1.0)
+    counts = unknown_model_counts(params, riddles, predictions, judgments, labels, seed, spread)
+    assert sorted(counts) == sorted(predictions["model"].unique())
+    for model, c in counts.items():
+        assert _point(c.pmf) == sum(v for (m, _), v in right.items() if m == model)
+
+
+def test_the_oracle_without_the_models_learns_the_skill_from_perfect_judges():
+    params, riddles, predictions, judgments, labels, right, seed = _world(Setting(judge_quality=1.0), share=0.0)
+    for model, c in unknown_model_counts(params, riddles, predictions, judgments, labels, seed, 0.0).items():
+        assert _point(c.pmf) == sum(v for (m, _), v in right.items() if m == model)
+
+
+def test_the_spread_the_rows_favour_is_the_one_the_judges_have():
+    """Judges who favour some models: every model's rows together prefer the oracle that allows it; judges who do not:
+    the one that does not (the evidence the mixture over spreads weighs by)."""
+    for setting, favoured in ((Setting(model_spread=1.5), 0.7), (Setting(), 0.0)):
+        params, riddles, predictions, judgments, labels, _, seed = _world(setting, share=1 / 6)
+        evidence = {s: sum(c.log_evidence for c in unknown_model_counts(params, riddles, predictions, judgments,
+                                                                         labels, seed, s).values())
+                    for s in (0.0, 0.7)}
+        assert max(evidence, key=evidence.__getitem__) == favoured, (setting, evidence)
+
+
+def test_the_mixture_over_spreads_follows_the_evidence():
+    a = {"m": ModelCount(np.array([1.0, 0.0]), 0.0)}
+    b = {"m": ModelCount(np.array([0.0, 1.0]), math.log(3.0))}
+    assert mixed_over_spreads({0.0: a, 0.7: b})["m"] == pytest.approx([0.25, 0.75])
+
+
+def test_the_script_adds_the_oracle_without_the_models_and_the_fits_own_count(tmp_path, capsys):
+    out = tmp_path / "unknown.json"
+    assert oracle_width.main(["--seeds", "2", "--shares", "0.25", "--unknown-models", "--json", str(out)]) == 0
+    assert "unknown_models" in capsys.readouterr().out
+    for r in json.loads(out.read_text())["rows"]:
+        assert r["oracle_over_v1"] <= r["unknown_models_over_v1"] * 1.2 and 0 < r["latent_class_over_v1"] < 1

@@ -17,21 +17,36 @@ Per row of model m on riddle r, class c = (answer, justification) in {(1, 1), (1
     P(label | c) = prod over fields of  (1 - noise) if the label's field equals c_f else noise
 
     P(both right | v, label) = P(1, 1) P(v | 1, 1) P(label | 1, 1) / sum_c P(c) P(v | c) P(label | c)
+
+The oracle that does not know the models (:func:`unknown_model_counts`) knows all of that but each model's skill
+and leniency: ``logit(skill)`` uniform over :data:`SKILL_LOGITS`, ``z_m ~ N(0, spread^2)`` (0 when ``spread`` is
+0), both weighed by the model's own rows (verdicts and labels), the count a mixture of the Poisson-binomials at
+each (skill, z). Its width is what an honest interval must keep when it cannot rule out that the judges favour a
+model by ``spread``, even knowing the judges' own rates.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from sideways.artifacts.schema import records, records_by
 from sideways.config.options import SimJudgeOptions, SimModelOptions
 from sideways.config.params import Params
+from sideways.scoring.hierarchy import NODE_WEIGHTS, NODES, poisson_binomial
+from sideways.scoring.ppi import FloatArray
 from sideways.simulation.judges import leniency, lenient
 from sideways.simulation.models import hidden_difficulty, p_correct
 
 CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
+#: The skills (logit scale, a uniform prior) the oracle that does not know the models weighs: 0.018 to 0.982.
+SKILL_LOGITS = np.linspace(-4.0, 4.0, 33)
+#: (skill, z) points under this share of a model's posterior are left out of its count's mixture.
+MIN_POINT_WEIGHT = 1e-9
 
 
 def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str, object],
@@ -48,16 +63,32 @@ def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str,
     return {(1, 1): p_a * s, (1, 0): p_a * (1 - s), (0, 1): (1 - p_a) * slip, (0, 0): (1 - p_a) * (1 - slip)}
 
 
-def _judge_rates(params: Params, seed: int, judge: str, model: str, own: bool) -> tuple[float, float]:
-    """(P(says right | right), P(says right | wrong)) of ``judge`` on ``model``'s rows."""
+def _judge_rates(params: Params, seed: int, judge: str, model: str, own: bool,
+                 leniency_known: bool = True) -> tuple[float, float]:
+    """(P(says right | right), P(says right | wrong)) of ``judge`` on ``model``'s rows (without the model's
+    leniency when it is not known)."""
     opts = next(j.options for j in params.jury.pool if j.key == judge)
     if not isinstance(opts, SimJudgeOptions):
         raise ValueError(f"oracle: judge {judge!r} is not a simulated verdict judge")
     if opts.correlation:
         raise ValueError(f"oracle: judge {judge!r} has correlation {opts.correlation}: rows are not independent")
     right, wrong = float(opts.sensitivity), 1 - float(opts.specificity) + (float(opts.self_bias) if own else 0.0)
-    z = float(opts.model_spread) * leniency(seed, model) if opts.model_spread else 0.0
+    z = float(opts.model_spread) * leniency(seed, model) if opts.model_spread and leniency_known else 0.0
     return (lenient(right, z), lenient(wrong, z)) if z else (right, wrong)
+
+
+Verdicts = dict[tuple[str, str], list[dict[str, object]]]
+
+
+def _evidence(judgments: pd.DataFrame, labels: pd.DataFrame) -> tuple[Verdicts, dict[tuple[str, str], tuple[int, int]]]:
+    """(model, riddle) -> its verdicts (status ok), and -> its label's (answer, justification)."""
+    votes: Verdicts = {}
+    for v in records(judgments[judgments["status"] == "ok"]):
+        votes.setdefault((str(v["model"]), str(v["riddle_id"])), []).append(v)
+    label = {(str(x["model"]), str(x["riddle_id"])): (int(bool(x["human_answer_correct"])),
+                                                     int(bool(x["human_justification_correct"])))
+             for x in records(labels)}
+    return votes, label
 
 
 def oracle_probabilities(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, judgments: pd.DataFrame,
@@ -66,12 +97,7 @@ def oracle_probabilities(params: Params, riddles: pd.DataFrame, predictions: pd.
     the simulator's parameters (module docstring); ``labels`` an ANNOTATIONS table."""
     by_id = records_by(riddles, "riddle_id")
     noise = float(params.annotations.noise)
-    votes: dict[tuple[str, str], list[dict[str, object]]] = {}
-    for v in records(judgments[judgments["status"] == "ok"]):
-        votes.setdefault((str(v["model"]), str(v["riddle_id"])), []).append(v)
-    label = {(str(x["model"]), str(x["riddle_id"])): (int(bool(x["human_answer_correct"])),
-                                                     int(bool(x["human_justification_correct"])))
-             for x in records(labels)}
+    votes, label = _evidence(judgments, labels)
     out = {}
     for p in records(predictions):
         key = (str(p["model"]), str(p["riddle_id"]))
@@ -90,3 +116,95 @@ def oracle_probabilities(params: Params, riddles: pd.DataFrame, predictions: pd.
         total = sum(weight.values())
         out[key] = weight[(1, 1)] / total if total > 0 else 0.0
     return out
+
+
+@dataclass(frozen=True)
+class ModelCount:
+    """One model's count of right answers for the oracle that does not know it: the pmf on 0..rows, and the log
+    of the marginal likelihood of its rows (verdicts and labels) under the spread assumed."""
+
+    pmf: FloatArray
+    log_evidence: float
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return math.log(p / (1 - p))
+
+
+def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, judgments: pd.DataFrame,
+                         labels: pd.DataFrame, seed: int, spread: float) -> dict[str, ModelCount]:
+    """Per model, its count for an oracle that knows the judges' rates, the riddles and the annotators but not the
+    model (module docstring): each row's P(class | skill) and P(verdicts, label | class, z), the (skill, z) posterior
+    from the product over the model's rows, and the mixture over it of the Poisson-binomials of P(both right)."""
+    by_id = records_by(riddles, "riddle_id")
+    votes, label = _evidence(judgments, labels)
+    zs, z_weights = (NODES * spread, NODE_WEIGHTS) if spread else (np.zeros(1), np.ones(1))
+    out = {}
+    for model, rows in predictions.groupby("model", sort=True):
+        log_lik = np.zeros((len(SKILL_LOGITS), len(zs)))
+        both = []
+        for p in records(rows):
+            key = (str(model), str(p["riddle_id"]))
+            joint = _class_prior_by_skill(params, key, by_id[key[1]], seed)[:, None, :] * _given_class(
+                params, seed, p, votes.get(key, []), label.get(key), zs)[None, :, :]  # skill x z x class
+            total = joint.sum(axis=2)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log_lik += np.log(total)
+                both.append(np.where(total > 0, joint[:, :, 0] / total, 0.0))
+        log_post = log_lik + np.log(z_weights)[None, :] - math.log(len(SKILL_LOGITS))
+        top = float(log_post.max())
+        w = np.exp(log_post - top)
+        evidence = top + math.log(float(w.sum()))
+        w /= w.sum()
+        probs = np.stack(both, axis=2)  # skill x z x row
+        pmf = np.zeros(len(both) + 1)
+        for i, j in zip(*np.nonzero(w >= MIN_POINT_WEIGHT), strict=True):
+            pmf += w[i, j] * poisson_binomial(probs[i, j])
+        out[str(model)] = ModelCount(pmf / pmf.sum(), evidence)
+    return out
+
+
+def _class_prior_by_skill(params: Params, key: tuple[str, str], riddle: Mapping[str, object], seed: int) -> FloatArray:
+    """P(class) of the row ``key`` = (model, riddle) at each skill of :data:`SKILL_LOGITS` (skill x class): the
+    riddle's picarats, the model's hints and the hidden difficulty as the simulator has them, the skill unknown."""
+    opts = next(m for m in params.models if m.key == key[0]).options
+    if not isinstance(opts, SimModelOptions):
+        raise ValueError(f"oracle: model {key[0]!r} is not simulated")
+    skill = opts.vision_skill if riddle["split"] == "vlm" and opts.vision_skill is not None else opts.skill
+    true = class_prior(params, key[0], key[1], riddle, seed)
+    offset = _logit(true[(1, 1)] + true[(1, 0)]) - _logit(float(skill))  # picarats, hints, hidden difficulty
+    p_a = 1 / (1 + np.exp(-(SKILL_LOGITS + offset)))
+    s, slip = float(opts.justification), float(opts.slip)
+    return np.stack([p_a * s, p_a * (1 - s), (1 - p_a) * slip, (1 - p_a) * (1 - slip)], axis=1)
+
+
+def _given_class(params: Params, seed: int, row: Mapping[str, object], verdicts: list[dict[str, object]],
+                 label: tuple[int, int] | None, zs: FloatArray) -> FloatArray:
+    """P(the row's verdicts and label | class) at each leniency ``zs`` of its model (z x class)."""
+    noise = float(params.annotations.noise)
+    out = np.ones((len(zs), len(CLASSES)))
+    for v in verdicts:
+        right, wrong = _judge_rates(params, seed, str(v["judge"]), str(row["model"]),
+                                    v["judge_provider"] == row["provider"], leniency_known=False)
+        said = (bool(v["is_answer_correct"]), bool(v["is_justification_correct"]))
+        for i, c in enumerate(CLASSES):
+            for really, yes in zip(c, said, strict=True):
+                q = np.array([lenient(right if really else wrong, z) for z in zs])
+                out[:, i] *= q if yes else 1 - q
+    if label is not None:
+        for i, c in enumerate(CLASSES):
+            for really, seen in zip(c, label, strict=True):
+                out[:, i] *= (1 - noise) if really == seen else noise
+    return out
+
+
+def mixed_over_spreads(counts: Mapping[float, Mapping[str, ModelCount]]) -> dict[str, FloatArray]:
+    """Per model, its count when the spread is itself unknown (equal prior on each spread of ``counts``): the
+    spreads weighed by the product of every model's evidence (the models share one world), the pmfs mixed."""
+    spreads = sorted(counts)
+    log_w = np.array([sum(c.log_evidence for c in counts[s].values()) for s in spreads])
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    models = sorted(counts[spreads[0]])
+    return {m: np.einsum("s,sk->k", w, np.stack([counts[s][m].pmf for s in spreads])) for m in models}
