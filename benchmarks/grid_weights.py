@@ -4,7 +4,7 @@ Usage:
   python benchmarks/grid_weights.py [--file F] [--split llm] [--min-labels 50] [--field both_correct]
                                     [--shares 0.125,0.25,0.5,1] [--repeats 6]
   python benchmarks/grid_weights.py --simulated [--seeds 8] [--shares 0.1667,0.5,1] [--judge-quality Q]
-                                    [--model-spread S] [--json OUT]
+                                    [--model-spread S] [--models M] [--json OUT]
 
 The latent prior (sideways.scoring.latent_prior) starts each (model, jury-score bin) at the latent-class fit's
 prediction and weighs the points of a (kappa, sigma) grid (sideways.scoring.hierarchy.GRID, uniform prior) by the
@@ -61,6 +61,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=8, help="simulated runs a share and split (default: 8)")
     p.add_argument("--judge-quality", type=float, help="the simulator's judges (default: params.yaml's)")
     p.add_argument("--model-spread", type=float, help="the simulator's model-dependent judge rates (default: 0)")
+    p.add_argument("--models", type=int, help="that many simulated models (default: params.yaml's)")
     p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
     return p.parse_args(argv)
 
@@ -100,7 +101,8 @@ def real_runs(pop: real_coverage.Population, repeats: int, share: float, s: int)
 def simulated_world(args: argparse.Namespace) -> tuple[Params, pd.DataFrame]:
     """params.yaml's project with the simulator's settings of ``args``, and the demo riddles."""
     base = raw_params(REPO / "params.yaml")[0]
-    params = setting_params(base, Setting(judge_quality=args.judge_quality, model_spread=args.model_spread))
+    params = setting_params(base, Setting(models=args.models, judge_quality=args.judge_quality,
+                                          model_spread=args.model_spread))
     return params, load_demo(REPO / base["riddles"]["path"])
 
 
