@@ -148,73 +148,8 @@ def spread_weights(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
     return _kept_points(scores, True)
 
 
-def held_out_misses(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray,
-                    size: FloatArray) -> tuple[list[int], list[float], list[float]]:
-    """(models, r_m, V_m) of :func:`label_dispersion`, per model m with labels (models x bins arrays as
-    :func:`spread_weights` reads them): its labelled count minus the mean of that count's prediction without any of
-    its labels, and the prediction's variance."""
-    models, misses, variances = [], [], []
-    # each grid point's log evidence per model (0 for a model without labels): leaving model i's labels out is
-    # leaving its column out of :func:`spread_weights`' sum
-    per_model = np.stack([_log_sum_exp(model_weights(eta, np.minimum(kap, pool_rows + 1), sig, pos, size))
-                          for kap, sig in GRID])
-    for i in np.flatnonzero(size.sum(axis=1) > 0):
-        spread = _kept_points(per_model.sum(axis=1) - per_model[:, i], size.sum() > size[i].sum())
-        alpha, beta, w = _rows(np.zeros((2, size.shape[1])), eta[i], pool_rows[i], spread)
-        pmf = mixture_pmf([int(n) for n in size[i]], alpha, beta, w)
-        k = np.arange(len(pmf), dtype=np.float64)
-        mean = float(k @ pmf)
-        models.append(int(i))
-        misses.append(float(pos[i].sum()) - mean)
-        variances.append(float((k - mean) ** 2 @ pmf))
-    return models, misses, variances
-
-
-def label_dispersion(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
-                     weight: float) -> tuple[float, int]:
-    """The prior's check against the labels (models x bins arrays as :func:`spread_weights` reads them):
-    ``phi = max(1, (sum_m r_m^2 + weight) / (sum_m V_m + weight))``. Per model m with labels, the count of right
-    answers over its labelled rows is predicted without any of its labels (its bins' starts ``eta``, the (kappa, sigma)
-    grid weighed by every other model's labels, the level's nodes at their quadrature weights): ``r_m`` the labelled
-    count minus that prediction's mean, ``V_m`` its variance (:func:`held_out_misses`). Above 1 when the models'
-    labels stray from where the prior says they would, beyond its own spread; ``weight``: the predicted variance, in
-    squared counts, that a ratio of exactly 1 is worth a priori, so that a few labels cannot widen much alone. Second,
-    the side the labels stray to: the sign of ``sum_m r_m`` (0 when ``phi`` is 1)."""
-    observed = predicted = total = 0.0
-    for r, v in zip(*held_out_misses(eta, pool_rows, pos, size)[1:], strict=True):
-        observed += r ** 2
-        total += r
-        predicted += v
-    phi = max(1.0, (observed + weight) / (predicted + weight))
-    return phi, 0 if phi == 1.0 else int(np.sign(total))
-
-
-def model_bias(eta: FloatArray, pool_rows: FloatArray, pos: FloatArray, size: FloatArray,
-               weight: float) -> tuple[FloatArray, FloatArray]:
-    """Per model, the mean and variance of its bias ``b_m`` (rate scale: the share of its predictions right beyond
-    what its prior says), an empirical-Bayes check of the prior against each model's own labels. From
-    :func:`held_out_misses` (``r_m``, ``V_m``, ``n_m`` labelled rows), the between-model variance
-    ``tau^2 = max(0, sum_m r_m^2 - sum_m V_m - weight) / sum_m n_m^2`` (``weight`` in squared counts, so that a
-    few labels cannot move it alone); then ``b_m | r_m`` is normal with mean ``tau^2 n_m r_m / (tau^2 n_m^2 + V_m)``
-    and variance ``tau^2 V_m / (tau^2 n_m^2 + V_m)``; a model without labels: mean 0, variance ``tau^2``. Where the
-    judges favour some models and not others the misses' signs differ and a pooled ratio cannot follow them."""
-    models, misses, variances = held_out_misses(eta, pool_rows, pos, size)
-    labelled = size.sum(axis=1)
-    mean, var = np.zeros(len(size)), np.zeros(len(size))
-    if not models:
-        return mean, var
-    r, v, n = np.array(misses), np.array(variances), labelled[models]
-    tau2 = max(0.0, float(r @ r - v.sum()) - weight) / float(n @ n)
-    var[:] = tau2
-    denom = tau2 * n**2 + v
-    safe = denom > 0
-    mean[models] = np.where(safe, tau2 * n * r / np.where(safe, denom, 1.0), 0.0)
-    var[models] = np.where(safe, tau2 * v / np.where(safe, denom, 1.0), 0.0)
-    return mean, var
-
-
 def bin_offsets(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: Sequence[str],
-                sd: float, flips: tuple[FloatArray, FloatArray] | None = None) -> FloatArray:
+                sd: float) -> FloatArray:
     """Per model m and bin v, ``d_mv``: how far the labels of the other providers' models sit from their own starts in
     bin v, on the logit scale (models x bins arrays as :func:`spread_weights` reads them). The MAP of
 
@@ -222,20 +157,17 @@ def bin_offsets(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: S
 
     by Newton, one bin at a time: a recalibration of the starts by the pool, as v1 takes the pool's rate, so that a
     fit that is off in a bin for every model (judges who err together, read as the fit's classes) is moved where the
-    pool's labels are. 0 where the pool has no label in the bin. ``flips``: per cell, (miss, false) the rates at
-    which a label calls a right row wrong and a wrong row right; the labels then say "right" with probability
-    ``q = rho (1 - miss) + (1 - rho) false``, ``rho = sigmoid(eta + d)`` (Fisher scoring)."""
+    pool's labels are. 0 where the pool has no label in the bin."""
     prov = np.asarray(providers)
     out = np.zeros_like(eta)
     for provider in np.unique(prov):  # the offsets depend on the model's provider alone
         other = prov != provider
         e, k, n = eta[other], pos[other], size[other]
-        miss, false = (np.zeros_like(e), np.zeros_like(e)) if flips is None else (flips[0][other], flips[1][other])
         d = np.zeros(eta.shape[1])
         for _ in range(_NEWTON_STEPS):
             p = _sigmoid(e + d[None, :])
-            q = np.clip(p * (1 - miss) + (1 - p) * false, 1e-12, 1 - 1e-12)
-            slope = (1 - miss - false) * p * (1 - p)  # dq / dd
+            q = np.clip(p, 1e-12, 1 - 1e-12)
+            slope = p * (1 - p)  # dq / dd
             grad = (slope * (k / q - (n - k) / (1 - q))).sum(axis=0) - d / sd**2
             hess = (n * slope**2 / (q * (1 - q))).sum(axis=0) + 1 / sd**2
             d = d + np.clip(grad / hess, -2.0, 2.0)  # a damped Newton step: the log posterior is concave
@@ -259,22 +191,12 @@ class Prior:
     """One model's prior: per bin the logit of its rate and its pool rows; the (kappa, sigma, weight) mixture;
     ``labelled``: when labels may be wrong (the latent posterior), riddle -> the model's labelled row's
     probability of being right given its label and verdicts, so that their count is uncertain too (None: a
-    labelled row's count is its label); ``dispersion``: the unlabelled count's spread around its mean is widened
-    by its square root (the latent posterior's label check, :func:`label_dispersion`; 1: as is); ``bias``,
-    ``bias_var``: the mean and variance of the model's own bias (rate scale, :func:`model_bias`), the unlabelled
-    count moved by ``U bias`` and blurred by a normal of variance ``U^2 bias_var`` (:func:`blur`; 0, 0: as is);
-    ``positives``: per bin, the own labels' positives read through their error rates (fractional), which the bins'
-    update uses instead of the labels' sum (None: the labels as they are)."""
+    labelled row's count is its label)."""
 
     eta: dict[Bin, float]
     pool_rows: dict[Bin, int]
     spread: tuple[tuple[float, float, float], ...]
     labelled: dict[str, float] | None = None
-    dispersion: float = 1.0
-    side: int = 0
-    bias: float = 0.0
-    bias_var: float = 0.0
-    positives: dict[Bin, float] | None = None
 
 
 def _settle(x: float) -> float:
@@ -286,9 +208,7 @@ def settled(prior: Prior) -> Prior:
     interval and the paired draws then read the same prior on every machine, and its JSON round-trips."""
     return Prior({b: _settle(x) for b, x in prior.eta.items()}, dict(prior.pool_rows),
                  tuple((k, s, _settle(w)) for k, s, w in prior.spread),
-                 None if prior.labelled is None else {r: _settle(p) for r, p in prior.labelled.items()},
-                 _settle(prior.dispersion), prior.side, _settle(prior.bias), _settle(prior.bias_var),
-                 None if prior.positives is None else {b: _settle(x) for b, x in prior.positives.items()})
+                 None if prior.labelled is None else {r: _settle(p) for r, p in prior.labelled.items()})
 
 
 def prior_json(prior: Prior | None) -> str | None:
@@ -301,13 +221,6 @@ def prior_json(prior: Prior | None) -> str | None:
                                "spread": [list(s) for s in prior.spread]}
     if prior.labelled is not None:
         data["labelled"] = [[r, p] for r, p in prior.labelled.items()]
-    if prior.dispersion != 1.0:  # written only when widened: an unchecked prior's line is unchanged
-        data["dispersion"] = prior.dispersion
-        data["side"] = prior.side
-    if prior.bias != 0.0 or prior.bias_var != 0.0:  # only when checked per model: else the line is unchanged
-        data["bias"] = [prior.bias, prior.bias_var]
-    if prior.positives is not None:  # only with labels read through their error rates
-        data["positives"] = [[v, j, x] for (v, j), x in prior.positives.items()]
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -316,14 +229,10 @@ def prior_from_json(text: str | None) -> Prior | None:
     if text is None:
         return None
     data = json.loads(text)
-    bias, bias_var = (float(x) for x in data.get("bias", (0.0, 0.0)))
     return Prior({(int(v), int(j)): float(x) for v, j, x in data["eta"]},
                  {(int(v), int(j)): int(n) for v, j, n in data["pool_rows"]},
                  tuple((float(k), float(s), float(w)) for k, s, w in data["spread"]),
-                 None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]},
-                 float(data.get("dispersion", 1.0)), int(data.get("side", 0)),
-                 bias, bias_var,
-                 None if "positives" not in data else {(int(v), int(j)): float(x) for v, j, x in data["positives"]})
+                 None if "labelled" not in data else {str(r): float(p) for r, p in data["labelled"]})
 
 
 def pooled_priors(
@@ -431,8 +340,6 @@ def mixture_rates(own: Sequence[Tally], prior: Prior, bins: Sequence[Bin]) -> tu
     posterior of the rate, and the component's weight (they sum to 1). A draw of the posterior
     picks a component by weight, then each bin's rate from its beta (:mod:`sideways.scoring.paired`)."""
     own_arr = np.array(own, dtype=np.float64).T.reshape(2, len(bins))
-    if prior.positives is not None:  # the own labels read through their error rates
-        own_arr[0] = [prior.positives.get(b, k) for b, k in zip(bins, own_arr[0], strict=True)]
     eta = np.array([prior.eta[b] for b in bins])
     rows = np.array([prior.pool_rows[b] for b in bins], dtype=np.float64)
     alpha, beta, weights = _rows(own_arr, eta, rows, prior.spread)
@@ -448,66 +355,13 @@ def prior_summary(counts: Sequence[int], own: Sequence[Tally], prior: Prior, bin
     unlabelled = [int(c - o[1]) for c, o in zip(counts, own, strict=True)]
     alpha, beta, weights = mixture_rates(own, prior, bins)
     pmf = mixture_pmf(unlabelled, alpha, beta, weights)
-    wide = pmf if prior.dispersion == 1.0 else widen(pmf, prior.dispersion, prior.side)
-    if prior.bias != 0.0 or prior.bias_var != 0.0:
-        u = sum(unlabelled)
-        wide = blur(wide, u * prior.bias, u**2 * prior.bias_var)
     if prior.labelled is None:
-        known = sum(o[0] for o in own)
-        lo, hi, _ = summarise(wide, known, level)
-        return lo, hi, summarise(pmf, known, level)[2]
+        return summarise(pmf, sum(o[0] for o in own), level)
     if len(prior.labelled) != sum(o[1] for o in own):
         raise ValueError(f"prior_summary: {len(prior.labelled)} labelled probabilities for "
                          f"{sum(o[1] for o in own)} labelled rows")
     labelled = poisson_binomial(np.array(list(prior.labelled.values()), dtype=np.float64))
-    lo, hi, _ = summarise(np.convolve(wide, labelled), 0, level)
-    return lo, hi, summarise(np.convolve(pmf, labelled), 0, level)[2]
-
-
-def widen(pmf: FloatArray, dispersion: float, side: int = 0) -> FloatArray:
-    """The pmf (on 0..n) of a count whose deviation from its mean is scaled by ``sqrt(dispersion)``: each count k
-    moves to ``mean + sqrt(dispersion) (k - mean)``, its mass split between the two counts around it in the ratio
-    that keeps the mean (mass beyond 0 or n piled there); the latent posterior's label check."""
-    n = len(pmf) - 1
-    k = np.arange(n + 1, dtype=np.float64)
-    mean = float(k @ pmf) / float(pmf.sum())
-    scale = np.full(n + 1, math.sqrt(dispersion))
-    if side:  # only the deviations on the side the labels strayed to
-        scale[np.sign(k - mean) != side] = 1.0
-    return _moved(pmf, mean + scale * (k - mean))
-
-
-def _moved(pmf: FloatArray, x: FloatArray) -> FloatArray:
-    """The pmf (on 0..n) with count k's mass moved to ``x[k]``, split between the two counts around it in the
-    ratio that keeps the mean, mass beyond 0 or n piled there (:func:`widen`, :func:`blur`'s pure shift)."""
-    n = len(pmf) - 1
-    x = np.clip(x, 0.0, float(n))
-    low = np.floor(x).astype(np.int64)
-    up = np.minimum(low + 1, n)
-    frac = x - low
-    out = np.zeros(n + 1)
-    np.add.at(out, low, pmf * (1 - frac))
-    np.add.at(out, up, pmf * frac)
-    return out
-
-
-def blur(pmf: FloatArray, shift: float, variance: float) -> FloatArray:
-    """The pmf (on 0..n) of a count plus an independent normal N(``shift``, ``variance``), discretised to the
-    integers (each integer takes the normal's mass within 1/2 of it) and the mass beyond 0 or n piled there: a
-    model's own bias (:func:`model_bias`) added to its unlabelled count."""
-    n = len(pmf) - 1
-    sd = math.sqrt(max(variance, 0.0))
-    if sd < 1e-9:  # a pure shift: each count's mass split between the two counts around its new place
-        return _moved(pmf, np.arange(n + 1, dtype=np.float64) + shift)
-    reach = int(math.ceil(abs(shift) + 8 * sd)) + 1
-    edges = (np.arange(-reach, reach + 2) - 0.5 - shift) / (sd * math.sqrt(2))
-    kernel = np.diff(0.5 * (1 + np.array([math.erf(e) for e in edges])))
-    full = np.convolve(pmf, kernel)  # index i is count i - reach
-    out = full[reach:reach + n + 1].copy()
-    out[0] += full[:reach].sum()
-    out[n] += full[reach + n + 1:].sum()
-    total = float(out.sum())
-    return out / total if total > 0 else pmf
+    return summarise(np.convolve(pmf, labelled), 0, level)
 
 
 def poisson_binomial(p: FloatArray) -> FloatArray:

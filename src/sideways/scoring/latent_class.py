@@ -28,23 +28,6 @@ Model, for one split (rows i: every prediction with a jury verdict, of every mod
   explain every riddle that all models are called wrong on (measured on the vendored LLM file: half-widths
   2.6-3.3 times as wide). So a labelled row of riddle r for one model (right, called wrong) tells the jury's error on r
   for every other model's row of r.
-- optionally (``states=`` :data:`FIELD_STATES`, not the default) a state per field: the answer and the
-  justification each graded as usual, called wrong or called right (judges who err together on one field).
-- optionally (``difficulty``, off by default: :data:`DIFFICULTY`), a riddle difficulty shared by every model's row of
-  the riddle: the riddle's shift ``u_r = tau x_r`` of every model's log odds of a right answer (the justification's
-  split given the answer stays the model's own), ``x_r`` on :data:`DIFFICULTY_NODES` Gauss-Hermite nodes of N(0, 1),
-  ``tau`` uniform on the grid given, chosen by the data; the model's class shares are then P(right answer at
-  difficulty 0) ~ Beta(1/2, 1/2) and P(right justification | answer) ~ Beta(1/2, 1/2) for each answer (the wrong
-  answer's only when class 2 is in play). So "every model was wrong" can compete with "the jury called it wrong"
-  when the states are free (``free_states``: any riddle may take any state).
-- optionally (``leniency``, off by default: :data:`LENIENCY`), judges lenient or harsh toward one model: judge k's
-  verdict distribution on a row of model m is ``theta_k,hc`` tilted by ``exp(delta_km r)``, ``r`` the pair's "right"
-  verdicts, so each field's log odds of "called right" move by ``delta_km``; ``delta_km ~ N(0, s_k^2)``, ``s_k``
-  uniform on the grid given, chosen by the data (``shared_leniency``: one ``delta_m`` per model for every judge, one
-  ``s``); random-walk Metropolis on the deltas given the rows' (state, class), centred per judge over the models
-  (``theta``, fitted from every model's verdicts untilted, holds the judge's average). A row's likelihood is its
-  pattern's (above) times its judges' tilts; with ``alpha`` finite that product is an approximation (the patterns'
-  counts are shared by every model). :attr:`Evidence.leniency_label` lets labels teach the leniency only.
 - judge k's verdict on row i, a code in 0..8: ``a' + 3 j'`` with ``a', j'`` in {0 wrong, 1 right,
   2 no verdict}. Given the riddle's state h and the class c, judge k's code has the distribution
   ``theta_k,hc`` (Dirichlet prior, :func:`_theta_prior`), shared by every model k grades.
@@ -62,9 +45,11 @@ Dirichlet-multinomial's predictive): a riddle's state drawn with its rows' class
 row's weighed by its label's likelihood), then each row's class given the state (a labelled row stays at
 its label when labels are the truth); then ``pi | z`` (conjugate), ``e | z, labels`` (conjugate),
 ``theta | z, h`` (each judge's codes, as if independent: the centre is fitted from the margins, a cut),
-``rho | h``, ``alpha | z, h, theta`` (on the grid). With a difficulty, a riddle's (node, state) is drawn jointly with
-its rows' classes summed out, the log odds of a right answer by :data:`MH_STEPS` random-walk Metropolis steps per
-model, and ``tau`` with the riddles' nodes summed out.
+``rho | h``, ``alpha | z, h, theta`` (on the grid).
+
+Variants measured and not kept (a riddle difficulty shared by the models, states per field, riddles free to take
+any state, a per-(judge, model) or per-model leniency, the label checks): docs/method.md §6, "Variants measured and
+removed".
 
 Output, :class:`Draws`: for every kept draw d and row i, ``right[d, i]``: the probability that row i
 is right for the field given draw d (the conditional above with the riddle's state summed out by its
@@ -109,10 +94,6 @@ BLOCKS = 4
 STATES = 3
 #: Dirichlet prior of the states' shares over the riddles (most riddles graded as usual).
 STATE_PRIOR = (8.0, 1.0, 1.0)
-#: ``states=FIELD_STATES`` (a variant, not the default): a riddle's state per field, ``h = h_a + 3 h_j`` with ``h_a``
-#: and ``h_j`` each 0 graded as usual, 1 called wrong, 2 called right (judges who err together on one field of a
-#: riddle, not both at once); the shares' prior is :data:`STATE_PRIOR` times itself, over 8.
-FIELD_STATES = 9
 #: Prior weight, beyond 1 per verdict pair, of the pair that defines a state other than 0 ("both wrong",
 #: "both right"), whatever the class: strong enough that a riddle can enter the state before any has. With
 #: 2 (state 0's) no riddle of a test world with 10% of riddles graded "wrong" by the whole jury ever did;
@@ -123,75 +104,23 @@ STATE_WEIGHT = 4.0
 #: mostly right, and enough labels against reliable panels teach otherwise. Chosen before any measurement on the
 #: real file (docs/method.md §6, "Noisy labels").
 LABEL_ERROR = (1.0, 49.0)
-#: The riddle difficulty's grid of sds ``tau`` (logit scale) of a riddle's shift ``u_r`` of every model's log odds of a
-#: right answer, uniform a priori (0: no difficulty), chosen by the data; None: no difficulty (the model without it).
-#: Off by default: a variant under measurement (docs/method.md §6, "Riddle difficulty").
-DIFFICULTY: tuple[float, ...] | None = None
-#: When a difficulty is modelled: the grid of difficulty values is ``tau * x_k`` over these probabilists'
-#: Gauss-Hermite nodes ``x_k`` of N(0, 1), weighted by their weights (a discretised normal).
-DIFFICULTY_NODES = 7
-#: Let every riddle take any state (True), not only one a label against its whole panel opens (False).
-FREE_STATES = False
-#: Random-walk Metropolis steps per sweep on each model's log odds of a right answer (with a difficulty only), and on
-#: each (judge, model) leniency (with a leniency only).
-MH_STEPS = 4
-#: The judges' per-model leniency (a variant, off by default: None): judge k's verdict pair on a row of model m is its
-#: distribution given the class and state tilted by ``exp(delta_km r)``, ``r`` the pair's "right" verdicts (0-2), so
-#: each field's log odds of "called right" move by ``delta_km``; ``delta_km ~ N(0, s_k^2)``, ``s_k`` uniform on the
-#: grid given, chosen by the data (docs/method.md §6, "Judges lenient toward one model").
-LENIENCY: tuple[float, ...] | None = None
-#: With a leniency: one per model, shared by every judge of its panel (True), instead of one per (judge, model).
-SHARED_LENIENCY = False
-#: With a leniency, in the latent prior's held-out fits: the held-out provider's own labels teach its models'
-#: leniency (and nothing else of the fit), so that a model's labels tell how the judges treat it.
-LENIENCY_OWN_LABELS = False
-#: Check the latent posterior against its own labels (a variant, off by default): each model's labelled count is
-#: predicted by its prior without any of its labels and compared with the labels, the squared misses with the
-#: predictions' variances, pooled over the split's models, and the interval's count widened by the ratio when it is
-#: above 1 (:func:`sideways.scoring.hierarchy.label_dispersion`; docs/method.md §6, "Checked against its labels").
-LABEL_CHECK = False
-#: With the label check: the predicted variance (in squared counts) that a ratio of exactly 1 is worth a priori, so
-#: that a few labels far from their predictions cannot widen the interval much on their own.
-CHECK_WEIGHT = 2.0
-#: With the label check: widen only the side of the count the labels strayed to (the sign of their pooled miss).
-CHECK_SIDED = True
-#: Check the latent posterior against each model's own labels (a variant, off by default): an empirical-Bayes bias
-#: per model from its labels' miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs the model's
-#: unlabelled count (docs/method.md §6, "Checked per model"); independent of :data:`LABEL_CHECK`.
-MODEL_CHECK = False
-#: With the per-model check: the squared counts that the misses' excess over their predicted variance must pass
-#: before the models' biases count at all, so that a few labels cannot widen alone.
-MODEL_CHECK_WEIGHT = 2.0
-#: With the per-model check: also move the unlabelled count by the bias's mean (the interval only, not the score).
-MODEL_CHECK_SHIFT = False
 #: Recalibrate the latent prior's starts by the pool (as built): each bin's start moved by the logit offset the
 #: other providers' labels show there (:func:`sideways.scoring.hierarchy.bin_offsets`), the offset's prior sd this
 #: value (None: off, the starts the latent-class fit gives). It halves the centre's error where the jury errs together
 #: and changes nothing beyond noise where the fit is right (docs/method.md §6, "Starts recalibrated by the pool").
 RECALIBRATE: float | None = 1.0
-#: With :data:`RECALIBRATE` and labels that may be wrong (:data:`LABEL_ERROR`): the pool's labels are read through
-#: their error rates (a label says "right" with probability ``rho (1 - miss) + (1 - rho) false``), and each bin's own
-#: labels update its rate as their probabilities of being right given the recalibrated start (a variant, off).
-LABEL_AWARE = False
-#: A grid of the leniency's sds ``s_k`` (logit scale) to pass as ``leniency`` / set as :data:`LENIENCY`.
-LENIENCY_SDS = (0.125, 0.25, 0.5, 1.0, 2.0)
 #: Sweeps discarded, then kept (every one).
 BURN_IN = 40
 DRAWS = 80
 #: The finite points of :data:`ALPHAS` (infinity, independence, is last).
 _FINITE = np.array([a for a in ALPHAS if not math.isinf(a)])
-#: Per judge code ``a' + 3 j'``: its "right" verdicts (a' = 1 and j' = 1 each count one; no verdict none).
-_RIGHTS = np.array([int(c % 3 == 1) + int(c // 3 == 1) for c in range(CODES)])
 
 
 def _theta_prior(states: int = STATES) -> FloatArray:
     """Dirichlet prior of theta_k,(h,c) over the 9 codes, row ``h * CLASSES + c`` for riddle state h and
     class c: 1 per verdict pair, 2 more on the pair that matches the class in state 0 (judges are better
     than a coin, not much more is assumed); :data:`STATE_WEIGHT` more on "both wrong" in state 1 and
-    "both right" in state 2 whatever the class; 0.1 per code with a missing verdict (per-field states:
-    :func:`_field_theta_prior`)."""
-    if states == FIELD_STATES:
-        return _field_theta_prior()
+    "both right" in state 2 whatever the class; 0.1 per code with a missing verdict."""
     prior = np.full((states * CLASSES, CODES), 0.1)
     for h in range(states):
         for c in range(CLASSES):
@@ -205,31 +134,9 @@ def _theta_prior(states: int = STATES) -> FloatArray:
     return prior
 
 
-def _field_theta_prior() -> FloatArray:
-    """:func:`_theta_prior` for per-field states (:data:`FIELD_STATES`): in state ``(h_a, h_j)`` and class c the
-    pair whose answer verdict is the class's (``h_a`` 0), wrong (1) or right (2), and likewise the justification's,
-    gets 2 more in state (0, 0) and :data:`STATE_WEIGHT` more in any other."""
-    prior = np.full((FIELD_STATES * CLASSES, CODES), 0.1)
-    for h in range(FIELD_STATES):
-        h_a, h_j = h % 3, h // 3
-        for c in range(CLASSES):
-            target_a = c % 2 if h_a == 0 else int(h_a == 2)
-            target_j = c // 2 if h_j == 0 else int(h_j == 2)
-            for a in range(2):
-                for j in range(2):
-                    hit = a == target_a and j == target_j
-                    extra = (2.0 if h == 0 else STATE_WEIGHT) if hit else 0.0
-                    prior[h * CLASSES + c, a + 3 * j] = 1.0 + extra
-    return prior
-
-
 def _state_prior(states: int) -> FloatArray:
-    """The Dirichlet prior of the states' shares: :data:`STATE_PRIOR`'s first ``states``, or per field its square."""
-    base = np.asarray(STATE_PRIOR, dtype=np.float64)
-    if states == FIELD_STATES:
-        out: FloatArray = (np.outer(base, base) / base[0]).T.reshape(-1)  # h = h_a + 3 h_j
-        return out
-    return base[:states].copy()
+    """The Dirichlet prior of the states' shares: :data:`STATE_PRIOR`'s first ``states``."""
+    return np.asarray(STATE_PRIOR, dtype=np.float64)[:states].copy()
 
 
 def lgamma(x: FloatArray) -> FloatArray:
@@ -274,8 +181,7 @@ class Evidence:
     ``pattern[i]`` numbers the distinct (panel, codes of the panel's judges) of row i;
     ``pattern_codes[p, k]`` is judge k's code in pattern p, -1 when k is not on its panel;
     ``pattern_panel[p]`` its panel; ``label[i]`` the class of row i's human label, -1 when unlabelled;
-    ``riddle[i]`` the index of row i's riddle (the rows of one riddle share its state); ``leniency_label[i]``, when
-    given, a label class only the judges' leniency reads (a held-out provider's own labels), -1 elsewhere.
+    ``riddle[i]`` the index of row i's riddle (the rows of one riddle share its state).
     """
 
     model: IntArray
@@ -285,7 +191,6 @@ class Evidence:
     label: IntArray
     n_models: int
     riddle: IntArray
-    leniency_label: IntArray | None = None
 
 
 @dataclass(frozen=True)
@@ -293,17 +198,13 @@ class Draws:
     """``right[d, i]``: P(row i is right for the field | posterior draw d), a labelled row's given its label
     too; ``alpha[d]``: the draw's alpha; ``predicted[i]``: the mean over draws of what the model predicts for
     row i without its label; ``classes[i, c]`` the same for each class; ``label_error[d, f]``: the draw's
-    error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth);
-    ``tau[d]``: the draw's sd of the riddle difficulty (0 without one); ``delta[k, m]``: the mean over draws of judge
-    k's leniency toward model m (None without a leniency)."""
+    error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth)."""
 
     right: FloatArray
     alpha: FloatArray
     predicted: FloatArray
     classes: FloatArray
     label_error: FloatArray
-    tau: FloatArray
-    delta: FloatArray | None = None
 
 
 def label_log_likelihood(label: IntArray, error: FloatArray) -> FloatArray:
@@ -328,22 +229,6 @@ def label_posterior(classes: FloatArray, label: IntArray, error: FloatArray, fie
     post = _softmax(logp)
     out: FloatArray = post[:, list(RIGHT[field])].sum(axis=1)
     return out
-
-
-def label_flip_rates(classes: FloatArray, error: FloatArray, field: str) -> tuple[FloatArray, FloatArray]:
-    """Per row, (miss, false): P(its label says wrong | it is right for ``field``) and P(its label says right | it
-    is wrong), from its class probabilities without the label (``classes``, rows x classes) and the labels' error
-    rates (:func:`label_log_likelihood`): which wrong class a row is likely in decides how often a label calls it
-    right."""
-    says = np.zeros(CLASSES)  # P(the label says right for the field | class c)
-    for code in RIGHT[field]:  # a label's code is coded as a class's: answer bit + 2 x justification bit
-        says += np.exp(label_log_likelihood(np.array([code]), error)[0])
-    right = np.zeros(CLASSES, dtype=bool)
-    right[list(RIGHT[field])] = True
-    p_right, p_wrong = classes[:, right], classes[:, ~right]
-    hit = (p_right * says[right]).sum(axis=1) / np.maximum(p_right.sum(axis=1), 1e-12)
-    false = (p_wrong * says[~right]).sum(axis=1) / np.maximum(p_wrong.sum(axis=1), 1e-12)
-    return 1.0 - hit, false
 
 
 def evidence(
@@ -438,30 +323,14 @@ class _State:
     alpha: float
     log_q: FloatArray | None = None  # patterns x (states x classes): log q under log_theta
     error: FloatArray | None = None  # the label fields' error rates (None: labels are the truth)
-    node: IntArray | None = None  # per riddle, its difficulty node (with a difficulty)
-    tau: float = 0.0  # the difficulty's sd
-    logit_a: FloatArray | None = None  # per model, log odds of a right answer on a riddle of difficulty 0
-    log_j: FloatArray | None = None  # models x 2: log P(right justification | answer wrong, right)
-    log_pi_node: FloatArray | None = None  # models x nodes x classes: class log shares at each node
-    delta: FloatArray | None = None  # judges x models: the leniency's shift of the log odds of "called right"
-    lenient_sd: FloatArray | None = None  # per judge, the sd of its leniencies
-    tilt: FloatArray | None = None  # rows x (states x classes): the leniency's log normalisers, summed over the panel
 
 
 class _Sampler:
     """Gibbs sweeps over one split's evidence (module docstring)."""
 
     def __init__(self, ev: Evidence, classes: Sequence[int], rng: np.random.Generator, states: int,
-                 label_error: tuple[float, float] | None, difficulty: Sequence[float] | None = None,
-                 free_states: bool = False, leniency: Sequence[float] | None = None,
-                 shared_leniency: bool = False) -> None:
+                 label_error: tuple[float, float] | None) -> None:
         self.ev, self.rng, self.states, self.label_error = ev, rng, states, label_error
-        self.shared_leniency = shared_leniency
-        self.sds = None if leniency is None else np.asarray(leniency, dtype=np.float64)
-        self.taus = None if difficulty is None else np.asarray(difficulty, dtype=np.float64)
-        nodes, weights = np.polynomial.hermite_e.hermegauss(DIFFICULTY_NODES)
-        self.nodes, self.log_node_w = nodes, np.log(weights / weights.sum())
-        self.n_nodes = 1 if self.taus is None else DIFFICULTY_NODES
         self.width = CLASSES * states
         self.classes = np.asarray(classes, dtype=np.int64)
         self.off = np.setdiff1d(np.arange(CLASSES), self.classes)
@@ -482,25 +351,9 @@ class _Sampler:
         if label_error is None:
             self.fixed[lab] = -np.inf
             self.fixed[lab, ev.label[lab]] = 0.0
-        self.open = np.ones(self.n_riddles, dtype=bool) if free_states else np.zeros(self.n_riddles, dtype=bool)
+        self.open = np.zeros(self.n_riddles, dtype=bool)
         self.open[self.riddle[open_riddles(ev)]] = True
         self.right_answer = np.array([c % 2 for c in range(CLASSES)], dtype=np.int64)
-        self.row_count = np.bincount(ev.model, minlength=ev.n_models).astype(np.float64)
-        if self.sds is not None:
-            self._init_leniency()
-
-    def _init_leniency(self) -> None:
-        """What the leniency's updates read and never changes: per row and judge whether the judge is on the row's
-        panel; per (judge, model) its rows and its "right" verdicts (``r`` per code: :data:`_RIGHTS`)."""
-        ev = self.ev
-        codes = ev.pattern_codes[ev.pattern]  # rows x judges
-        self.row_on = (codes >= 0).astype(np.float64)
-        rights = np.where(codes >= 0, _RIGHTS[np.maximum(codes, 0)], 0.0)
-        cells = ev.n_models
-        self.judge_rows = np.stack([np.bincount(ev.model, weights=self.row_on[:, k], minlength=cells)
-                                    for k in range(self.n_judges)])  # judges x models
-        self.judge_rights = np.stack([np.bincount(ev.model, weights=rights[:, k], minlength=cells)
-                                      for k in range(self.n_judges)])
 
     def init(self) -> _State:
         """Labelled rows at their label, the others at the class their panel's majority says; every riddle
@@ -516,15 +369,6 @@ class _Sampler:
         if self.label_error is not None:
             a, b = self.label_error
             state.error = np.full(2, a / (a + b))
-        if self.taus is not None:
-            state.node = np.full(self.n_riddles, DIFFICULTY_NODES // 2, dtype=np.int64)  # x = 0
-            state.tau = float(self.taus[0])
-            right = np.bincount(ev.model, weights=z % 2, minlength=ev.n_models)
-            mean = (right + 0.5) / (self.row_count + 1.0)
-            state.logit_a = np.log(mean / (1 - mean))
-        if self.sds is not None:
-            state.delta = np.zeros((self.n_judges, ev.n_models))
-            state.lenient_sd = np.full(self.n_judges, float(self.sds[len(self.sds) // 2]))
         self._update_params(state)
         return state
 
@@ -554,18 +398,15 @@ class _Sampler:
         ev, rng = self.ev, self.rng
         flat = np.bincount(ev.model * CLASSES + s.z, minlength=ev.n_models * CLASSES)
         per_model: FloatArray = flat.reshape(ev.n_models, CLASSES).astype(np.float64)
-        if self.taus is not None:
-            self._update_difficulty(s, per_model)
-        else:
-            top = per_model[:, 3]
-            rest_classes = self.classes[self.classes != 3]
-            share = rng.beta(0.5 + top, 0.5 + per_model[:, rest_classes].sum(axis=1))
-            split = _dirichlet(rng, 0.5 + per_model[:, rest_classes])
-            pi = np.zeros((ev.n_models, CLASSES))
-            pi[:, 3] = share
-            pi[:, rest_classes] = (1 - share)[:, None] * split
-            with np.errstate(divide="ignore"):
-                s.log_pi = np.log(pi)
+        top = per_model[:, 3]
+        rest_classes = self.classes[self.classes != 3]
+        share = rng.beta(0.5 + top, 0.5 + per_model[:, rest_classes].sum(axis=1))
+        split = _dirichlet(rng, 0.5 + per_model[:, rest_classes])
+        pi = np.zeros((ev.n_models, CLASSES))
+        pi[:, 3] = share
+        pi[:, rest_classes] = (1 - share)[:, None] * split
+        with np.errstate(divide="ignore"):
+            s.log_pi = np.log(pi)
         n, big = self._counts(self._effective(s))
         conc = np.broadcast_to(self.theta_prior, (self.n_judges, self.width, CODES)).copy()
         for k in range(self.n_judges):
@@ -582,133 +423,6 @@ class _Sampler:
         logs = alpha_log_likelihoods(n, big, s.log_q)
         w = np.exp(logs - logs.max())
         s.alpha = float(ALPHAS[int(self.rng.choice(len(ALPHAS), p=w / w.sum()))])
-        if self.sds is not None:
-            self._update_leniency(s)
-
-    def _log_normalisers(self, s: _State, delta: FloatArray) -> FloatArray:
-        """judges x models x (states x classes): ``log Z = log sum_x theta_k,e(x) exp(delta_km r(x))``, the tilted
-        verdict distribution's normaliser, for the leniencies ``delta`` (judges x models)."""
-        theta = np.exp(s.log_theta)  # judges x width x codes
-        mass = np.stack([theta[:, :, _RIGHTS == r].sum(axis=2) for r in range(3)], axis=2)  # judges x width x 3
-        e1 = np.exp(delta)[:, :, None]
-        out: FloatArray = np.log(mass[:, None, :, 0] + mass[:, None, :, 1] * e1 + mass[:, None, :, 2] * e1 * e1)
-        return out
-
-    def _update_leniency(self, s: _State) -> None:
-        """Each (judge, model) leniency (or each model's, shared) by :data:`MH_STEPS` random-walk Metropolis steps
-        given the rows' (state, class), a row of :attr:`Evidence.leniency_label` at its label's class, and the judges'
-        distributions (likelihood ``delta * rights - sum_e N_e log Z_e(delta)``); centred per judge; each judge's sd
-        (or the one) on its grid; then each row's tilt: minus the log normalisers of its panel's judges (the
-        ``delta r`` part is the same for every class and cancels)."""
-        ev, rng = self.ev, self.rng
-        assert s.delta is not None and s.lenient_sd is not None and self.sds is not None
-        eff = self._effective(s)
-        if ev.leniency_label is not None:  # labels only the leniency reads: their rows at their label's class
-            known = ev.leniency_label >= 0
-            eff = np.where(known, ev.leniency_label + CLASSES * s.h[self.riddle], eff)
-        cell = ev.model * self.width + eff
-        counts = np.stack([np.bincount(cell, weights=self.row_on[:, k], minlength=ev.n_models * self.width)
-                           .reshape(ev.n_models, self.width) for k in range(self.n_judges)])  # judges x models x width
-        var = (s.lenient_sd ** 2)[:, None]
-        graded = self.judge_rows > 0
-        shared = self.shared_leniency
-
-        def log_target(delta: FloatArray) -> FloatArray:
-            lz = self._log_normalisers(s, delta)
-            like = delta * self.judge_rights - (counts * lz).sum(axis=2)
-            if shared:  # one leniency per model: its judges' likelihoods summed, its prior once
-                out: FloatArray = np.broadcast_to(like.sum(axis=0) - delta[0] ** 2 / (2 * var[0]), like.shape)
-                return out
-            out = like - delta * delta / (2 * var)
-            return out
-
-        rows = self.judge_rows.sum(axis=0, keepdims=True) if shared else self.judge_rows
-        step = 2.4 / np.sqrt(0.5 * rows + 1.0 / var)
-        current = log_target(s.delta)
-        for _ in range(MH_STEPS):
-            noise = rng.standard_normal((1, ev.n_models) if shared else s.delta.shape)
-            proposal = s.delta + step * noise
-            new = log_target(proposal)
-            u = rng.random((1, ev.n_models) if shared else s.delta.shape)
-            take = np.log(u) < new - current
-            s.delta = np.where(take, proposal, s.delta)
-            current = np.where(take, new, current)
-        # centred per judge over the models it grades (weighted by rows): its distributions given the class, fitted
-        # from every model's verdicts untilted (a cut), already hold its average leniency
-        weight = np.broadcast_to(rows, self.judge_rows.shape)
-        centre = (s.delta * weight).sum(axis=1) / np.maximum(weight.sum(axis=1), 1.0)
-        s.delta = s.delta - centre[:, None]
-        used = graded.any(axis=0, keepdims=True) if shared else graded
-        sq = (s.delta[: len(used)] ** 2 * used).sum(axis=1)  # per judge (or once), over the models graded
-        seen = used.sum(axis=1)
-        logs = -seen[:, None] * np.log(self.sds)[None, :] - sq[:, None] / (2 * self.sds[None, :] ** 2)
-        pick = self.sds[_pick(rng, _softmax(logs))]
-        s.lenient_sd = np.broadcast_to(pick, (self.n_judges,)).copy()
-        lz = self._log_normalisers(s, s.delta)  # judges x models x width
-        s.tilt = -np.einsum("rk,krw->rw", self.row_on, lz[:, ev.model, :])
-
-    def _node_logits(self, s: _State, tau: float) -> FloatArray:
-        """models x nodes: the log odds of a right answer at each difficulty node, for sd ``tau``."""
-        assert s.logit_a is not None
-        out: FloatArray = s.logit_a[:, None] + tau * self.nodes[None, :]
-        return out
-
-    def _update_difficulty(self, s: _State, per_model: FloatArray) -> None:
-        """With a riddle difficulty: P(right justification | answer) per model (conjugate, Beta(1/2, 1/2) each;
-        the wrong-answer one only when class 2 is in play), the models' log odds of a right answer given the rows'
-        answers and their riddles' shifts (random-walk Metropolis, Beta(1/2, 1/2) on the probability), the sd
-        ``tau`` on its grid with the riddles' nodes summed out (their classes' answers given), then each model's
-        class log shares at each node."""
-        ev, rng = self.ev, self.rng
-        j_right = rng.beta(0.5 + per_model[:, 3], 0.5 + per_model[:, 1])
-        j_wrong = (rng.beta(0.5 + per_model[:, 2], 0.5 + per_model[:, 0]) if 2 in self.classes
-                   else np.zeros(ev.n_models))
-        assert s.node is not None and s.logit_a is not None and self.taus is not None
-        taus = self.taus
-        answer = (s.z % 2).astype(np.float64)
-        # rows and right answers per (model, node): the logit's likelihood reads only these
-        cell = ev.model * DIFFICULTY_NODES + s.node[self.riddle]
-        rows = np.bincount(cell, minlength=ev.n_models * DIFFICULTY_NODES).reshape(ev.n_models, -1)
-        rights = np.bincount(cell, weights=answer, minlength=ev.n_models * DIFFICULTY_NODES).reshape(ev.n_models, -1)
-        shift = s.tau * self.nodes
-
-        def log_target(logit: FloatArray) -> FloatArray:
-            x = logit[:, None] + shift[None, :]
-            lik = (rights * x - rows * np.logaddexp(0.0, x)).sum(axis=1)
-            out: FloatArray = lik - 0.5 * np.logaddexp(0.0, -logit) - 0.5 * np.logaddexp(0.0, logit)
-            return out
-
-        step = 2.4 / np.sqrt(self.row_count + 4.0)
-        current = log_target(s.logit_a)
-        for _ in range(MH_STEPS):
-            proposal = s.logit_a + step * rng.standard_normal(ev.n_models)
-            new = log_target(proposal)
-            take = np.log(rng.random(ev.n_models)) < new - current
-            s.logit_a = np.where(take, proposal, s.logit_a)
-            current = np.where(take, new, current)
-        # tau | answers, logits (the riddles' nodes summed out)
-        sign = 2.0 * answer - 1.0
-        logs = np.empty(len(taus))
-        for t, tau in enumerate(taus):
-            x = self._node_logits(s, float(tau))[ev.model]  # rows x nodes
-            per_row = -np.logaddexp(0.0, -sign[:, None] * x)
-            per_riddle = np.stack([np.bincount(self.riddle, weights=per_row[:, k], minlength=self.n_riddles)
-                                   for k in range(DIFFICULTY_NODES)], axis=1) + self.log_node_w[None, :]
-            top = per_riddle.max(axis=1, keepdims=True)
-            logs[t] = float((np.log(np.exp(per_riddle - top).sum(axis=1)) + top[:, 0]).sum())
-        w = np.exp(logs - logs.max())
-        s.tau = float(taus[int(rng.choice(len(taus), p=w / w.sum()))])
-        x = self._node_logits(s, s.tau)  # models x nodes
-        with np.errstate(divide="ignore"):
-            log_j = np.log(np.stack([1 - j_wrong, j_wrong, 1 - j_right, j_right], axis=1))  # by (answer, justification)
-        right_a, wrong_a = -np.logaddexp(0.0, -x), -np.logaddexp(0.0, x)
-        out = np.empty((ev.n_models, DIFFICULTY_NODES, CLASSES))
-        out[:, :, 0] = wrong_a + log_j[:, None, 0]
-        out[:, :, 2] = wrong_a + log_j[:, None, 1]
-        out[:, :, 1] = right_a + log_j[:, None, 2]
-        out[:, :, 3] = right_a + log_j[:, None, 3]
-        s.log_pi_node = out
-        s.log_pi = out[:, DIFFICULTY_NODES // 2]
 
     def _label_terms(self, s: _State) -> FloatArray:
         """Each row's class prior beyond the model's shares: :attr:`fixed`, plus its label's log likelihood when
@@ -741,12 +455,7 @@ class _Sampler:
             den = big[ev.pattern_panel[pat]] - own
             with np.errstate(divide="ignore"):
                 log_like = np.log(num + s.alpha * np.exp(log_q[pat])) - np.log(den + s.alpha)
-        if s.tilt is not None:
-            log_like = log_like + s.tilt[rows]
         log_like = log_like.reshape(len(rows), self.states, CLASSES)
-        if self.taus is not None:
-            self._draw_with_difficulty(s, riddles, rows, at, log_like, fixed, probs, labelled_probs)
-            return
         log_pi = s.log_pi[ev.model[rows]]
         joint = log_like + (log_pi + fixed[rows])[:, None, :]  # rows x states x classes
         if self.states > 1:
@@ -771,38 +480,6 @@ class _Sampler:
         if labelled_probs is not None:
             labelled_probs[rows] = (post[at][:, :, None] * _softmax(joint)).sum(axis=1)
 
-    def _draw_with_difficulty(self, s: _State, riddles: IntArray, rows: IntArray, at: IntArray, log_like: FloatArray,
-                              fixed: FloatArray, probs: FloatArray | None, labelled_probs: FloatArray | None) -> None:
-        """:meth:`_block` with a riddle difficulty: each riddle's (node, state) drawn jointly with its rows' classes
-        summed out, then each row's class given both; ``probs`` and ``labelled_probs`` with both summed out."""
-        assert s.log_pi_node is not None and s.node is not None
-        k_n, h_n = DIFFICULTY_NODES, self.states
-        log_pt = s.log_pi_node[self.ev.model[rows]]  # rows x nodes x classes
-        joint = log_like[:, None, :, :] + (log_pt + fixed[rows][:, None, :])[:, :, None, :]  # rows x K x H x C
-        top = joint.max(axis=3, keepdims=True)
-        row_marg = (np.log(np.exp(joint - top).sum(axis=3, keepdims=True)) + top)[..., 0].reshape(len(rows), k_n * h_n)
-        prior = self.log_node_w[:, None] + (s.log_rho[None, :] if h_n > 1 else np.zeros((1, 1)))
-        riddle_log = np.tile(prior.reshape(-1), (len(riddles), 1))
-        if h_n > 1:
-            closed = np.tile(np.arange(h_n) > 0, k_n)  # (node, state) cells of states 1, 2
-            riddle_log[np.ix_(~self.open[riddles], closed)] = -np.inf
-        for cell in range(k_n * h_n):
-            riddle_log[:, cell] += np.bincount(at, weights=row_marg[:, cell], minlength=len(riddles))
-        post = _softmax(riddle_log)
-        pick = _pick(self.rng, post)
-        s.node[riddles], s.h[riddles] = pick // h_n, pick % h_n
-        node, state = s.node[riddles][at], s.h[riddles][at]
-        free_rows = ~self.labelled_mask[rows] if s.error is None else np.ones(len(rows), dtype=bool)
-        cond = _softmax(joint[np.arange(len(rows)), node, state])
-        s.z[rows[free_rows]] = _pick(self.rng, cond[free_rows])
-        weight = post[at].reshape(len(rows), k_n, h_n, 1)
-        if probs is not None:
-            free = log_like[:, None, :, :] + log_pt[:, :, None, :]
-            free[..., self.off] = -np.inf
-            probs[rows] = (weight * _softmax(free)).sum(axis=(1, 2))
-        if labelled_probs is not None:
-            labelled_probs[rows] = (weight * _softmax(joint)).sum(axis=(1, 2))
-
     def sweep(self, s: _State, probs: FloatArray | None, labelled_probs: FloatArray | None = None) -> None:
         """One Gibbs sweep over random blocks of riddles, then the parameters; when ``probs`` (and
         ``labelled_probs``) are given, each row's class probabilities without (and with) its label go there."""
@@ -817,47 +494,36 @@ class _Sampler:
 
 def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = BURN_IN,
            draws: int = DRAWS, states: int | None = None,
-           label_error: tuple[float, float] | None = LABEL_ERROR,
-           difficulty: Sequence[float] | None = None, free_states: bool = False,
-           leniency: Sequence[float] | None = None, shared_leniency: bool = False) -> Draws:
+           label_error: tuple[float, float] | None = LABEL_ERROR) -> Draws:
     """Posterior draws of every row's probability of being right for ``field`` (module docstring);
-    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual; :data:`FIELD_STATES`: per
-    field); ``label_error`` the
-    Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth);
-    ``difficulty`` the grid of the riddle difficulty's sd (:data:`DIFFICULTY`; None: no difficulty);
-    ``free_states``: every riddle may take any state (:data:`FREE_STATES`); ``leniency`` the grid of the judges'
-    per-model leniency's sd (:data:`LENIENCY`; None: judges behave alike toward every model)."""
+    ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual); ``label_error`` the
+    Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth)."""
     states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
-    if not (1 <= states <= len(STATE_PRIOR) or states == FIELD_STATES):
-        raise CalibrationError(f"latent posterior: states must be 1..{len(STATE_PRIOR)} or {FIELD_STATES}, "
-                               f"got {states}")
+    if not 1 <= states <= len(STATE_PRIOR):
+        raise CalibrationError(f"latent posterior: states must be 1..{len(STATE_PRIOR)}, got {states}")
     labels = ev.label[ev.label >= 0]
     classes = [0, 1, 3] + ([2] if (labels == 2).any() else [])
     bad = sorted(set(labels.tolist()) - set(range(CLASSES)))
     if bad:
         raise CalibrationError(f"latent posterior: label classes must be 0..3, got {bad}")
-    if not free_states and not open_riddles(ev).any():
+    if not open_riddles(ev).any():
         states = 1  # no riddle may leave state 0: the same draws as without states
-    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states, label_error, difficulty, free_states,
-                       leniency, shared_leniency)
+    sampler = _Sampler(ev, sorted(classes), stream_rng(seed, stream), states, label_error)
     state = sampler.init()
     right_classes = list(RIGHT[field])
     right = np.zeros((draws, len(ev.label)))
     labelled = ev.label >= 0
     right[:, labelled] = np.isin(ev.label[labelled], right_classes)
-    alphas, errors, taus = np.zeros(draws), np.zeros((draws, 2)), np.zeros(draws)
+    alphas, errors = np.zeros(draws), np.zeros((draws, 2))
     probs = np.zeros((len(ev.label), CLASSES))
     with_label = np.zeros((len(ev.label), CLASSES)) if label_error is not None else None
     classes_mean, predicted = np.zeros((len(ev.label), CLASSES)), np.zeros(len(ev.label))
     for _ in range(burn_in):
         sampler.sweep(state, None)
-    delta_sum = None if state.delta is None else np.zeros_like(state.delta)
     for d in range(draws):
         sampler.sweep(state, probs, with_label)
-        if delta_sum is not None and state.delta is not None:
-            delta_sum += state.delta
         classes_mean += probs
         p_right = probs[:, right_classes].sum(axis=1)
         right[d, ~labelled] = p_right[~labelled]
@@ -865,12 +531,10 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
         if with_label is not None:
             right[d, labelled] = with_label[labelled][:, right_classes].sum(axis=1)
         alphas[d] = state.alpha
-        taus[d] = state.tau
         if state.error is not None:
             errors[d] = state.error
     return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1),
-                 classes=classes_mean / max(draws, 1), label_error=errors, tau=taus,
-                 delta=None if delta_sum is None else delta_sum / max(draws, 1))
+                 classes=classes_mean / max(draws, 1), label_error=errors)
 
 
 def count_pmf(right: FloatArray) -> FloatArray:

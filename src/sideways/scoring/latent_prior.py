@@ -24,15 +24,6 @@ labels (:func:`sideways.scoring.latent_class.label_posterior`), kept in the prio
 (:attr:`sideways.scoring.hierarchy.Prior.labelled`), and the labelled rows' count is their Poisson-binomial,
 convolved into the count, not the labels' sum; the paired draws read the same probabilities. The bins'
 update still counts each label as an observation of its bin's rate.
-
-A variant, off by default (:data:`sideways.scoring.latent_class.LABEL_CHECK`): the priors are checked against the
-labels (:func:`sideways.scoring.hierarchy.label_dispersion`: each model's labelled count predicted without its
-labels, the squared misses over the predictions' variances pooled over the split), and each model's unlabelled count
-is widened by the ratio (:attr:`sideways.scoring.hierarchy.Prior.dispersion`) on the side the labels strayed to.
-Another (:data:`sideways.scoring.latent_class.MODEL_CHECK`): per model, an empirical-Bayes bias from its own labels'
-miss (:func:`sideways.scoring.hierarchy.model_bias`), whose variance blurs its unlabelled count
-(:attr:`sideways.scoring.hierarchy.Prior.bias_var`). One more (:data:`sideways.scoring.latent_class.LABEL_AWARE`): the
-offsets' labels and the model's own read through their error rates (:attr:`sideways.scoring.hierarchy.Prior.positives`).
 """
 
 from __future__ import annotations
@@ -45,15 +36,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring import latent_class
-from sideways.scoring.hierarchy import (
-    EDGE,
-    Prior,
-    bin_offsets,
-    label_dispersion,
-    model_bias,
-    settled,
-    spread_weights,
-)
+from sideways.scoring.hierarchy import EDGE, Prior, bin_offsets, settled, spread_weights
 from sideways.scoring.ppi import FloatArray
 
 Bin = tuple[int, int]
@@ -62,7 +45,6 @@ Bin = tuple[int, int]
 def latent_priors(
     models: Sequence[str], bins: Sequence[Bin], predicted: FloatArray, labels: Sequence[bool | None],
     providers: Mapping[str, str], label_right: FloatArray | None = None, riddles: Sequence[str] | None = None,
-    flips: tuple[FloatArray, FloatArray] | None = None,
 ) -> dict[str, Prior]:
     """model -> its :class:`~sideways.scoring.hierarchy.Prior` from per-row ``models``, ``bins``,
     ``predicted`` (P(right) without the row's label) and ``labels`` (True/False, None when unlabelled);
@@ -74,23 +56,20 @@ def latent_priors(
     mi = {m: i for i, m in enumerate(names)}
     bi = {b: j for j, b in enumerate(all_bins)}
     shape = (len(names), len(all_bins))
-    hist, mass, pos, size, miss, false = (np.zeros(shape) for _ in range(6))
-    for row, (m, b, p, lab) in enumerate(zip(models, bins, predicted, labels, strict=True)):
+    hist, mass, pos, size = (np.zeros(shape) for _ in range(4))
+    for m, b, p, lab in zip(models, bins, predicted, labels, strict=True):
         cell = (mi[m], bi[b])
         hist[cell] += 1
         mass[cell] += p
-        if flips is not None:
-            miss[cell] += flips[0][row]
-            false[cell] += flips[1][row]
         if lab is not None:
             size[cell] += 1
             pos[cell] += bool(lab)
     mean = np.clip(mass / np.maximum(hist, 1), EDGE, 1 - EDGE)
     eta = np.log(mean / (1 - mean))
     prov = np.array([providers[m] for m in names])
-    rates = ((miss / np.maximum(hist, 1), false / np.maximum(hist, 1))
-             if flips is not None and latent_class.RECALIBRATE is not None else None)
-    eta, pos, positives = _recalibrated(eta, pos, size, prov.tolist(), rates)
+    if latent_class.RECALIBRATE is not None:  # each bin's start moved by the pool's offset there
+        offsets = bin_offsets(eta, pos, size, prov.tolist(), latent_class.RECALIBRATE)
+        eta = np.clip(eta + offsets, math.log(EDGE / (1 - EDGE)), math.log((1 - EDGE) / EDGE))
     pool_rows = np.stack([size[prov != prov[i]].sum(axis=0) for i in range(len(names))]) if names else size
     spread = tuple(spread_weights(eta, pool_rows, pos, size))
     own: dict[str, dict[str, float]] = {m: {} for m in names}
@@ -100,38 +79,10 @@ def latent_priors(
         for m, r, p, lab in zip(models, riddles, label_right, labels, strict=True):
             if lab is not None:  # a label the latent-class model could not read (a field missing): the label
                 own[m][str(r)] = float(bool(lab)) if math.isnan(p) else float(p)
-    phi, side = (label_dispersion(eta, pool_rows, pos, size, latent_class.CHECK_WEIGHT) if latent_class.LABEL_CHECK
-                 else (1.0, 0))
-    side = side if latent_class.CHECK_SIDED else 0
-    bias, bias_var = (model_bias(eta, pool_rows, pos, size, latent_class.MODEL_CHECK_WEIGHT) if latent_class.MODEL_CHECK
-                      else (np.zeros(len(names)), np.zeros(len(names))))
-    if not latent_class.MODEL_CHECK_SHIFT:
-        bias = np.zeros(len(names))
     return {m: settled(Prior({b: float(eta[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0},
-                     {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
-                     None if label_right is None else own[m], phi, side, float(bias[i]), float(bias_var[i]),
-                     None if positives is None else
-                     {b: float(positives[i, j]) for j, b in enumerate(all_bins) if size[i, j] > 0}))
+                             {b: int(pool_rows[i, j]) for j, b in enumerate(all_bins) if hist[i, j] > 0}, spread,
+                             None if label_right is None else own[m]))
             for i, m in enumerate(names)}
-
-
-def _recalibrated(eta: FloatArray, pos: FloatArray, size: FloatArray, providers: list[str],
-                  rates: tuple[FloatArray, FloatArray] | None) -> tuple[FloatArray, FloatArray, FloatArray | None]:
-    """(eta, positives the bins' update reads, the positives to keep in the priors or None) under
-    :data:`~sideways.scoring.latent_class.RECALIBRATE` (each bin's start moved by the pool's offset) and, with
-    ``rates`` (per cell, the labels' miss and false rates), each own label read as its probability of being right
-    given the recalibrated start; as they are when the variant is off."""
-    if latent_class.RECALIBRATE is None:
-        return eta, pos, None
-    offsets = bin_offsets(eta, pos, size, providers, latent_class.RECALIBRATE, rates)
-    eta = np.clip(eta + offsets, math.log(EDGE / (1 - EDGE)), math.log((1 - EDGE) / EDGE))
-    if rates is None:
-        return eta, pos, None
-    rho = 1 / (1 + np.exp(-eta))
-    said_right = rho * (1 - rates[0]) / np.maximum(rho * (1 - rates[0]) + (1 - rho) * rates[1], 1e-12)
-    said_wrong = rho * rates[0] / np.maximum(rho * rates[0] + (1 - rho) * (1 - rates[1]), 1e-12)
-    soft = pos * said_right + (size - pos) * said_wrong
-    return eta, soft, soft
 
 
 def stream(split: str, field: str) -> str:
@@ -155,20 +106,13 @@ def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.Dat
     for provider in sorted(set(providers)):
         mine = row_provider == provider
         held = replace(rows.evidence, label=np.where(mine, -1, rows.evidence.label))
-        if latent_class.LENIENCY is not None and latent_class.LENIENCY_OWN_LABELS:
-            held = replace(held, leniency_label=np.where(mine, rows.evidence.label, -1))
         error_prior = latent_class.LABEL_ERROR  # read at call time: None takes every label for the truth
-        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior,
-                                    difficulty=latent_class.DIFFICULTY, free_states=latent_class.FREE_STATES,
-                                    leniency=latent_class.LENIENCY, shared_leniency=latent_class.SHARED_LENIENCY)
+        draws = latent_class.sample(held, field, seed=seed, stream=f"{stream}\x1f{provider}", label_error=error_prior)
         part = rows.keys[mine].assign(predicted=draws.predicted[mine])
         if error_prior is not None:
             label, error = rows.evidence.label[mine], draws.label_error.mean(axis=0)
             right = latent_class.label_posterior(draws.classes[mine], label, error, field)
             part = part.assign(label_right=np.where(label >= 0, right, np.nan))
-            if latent_class.LABEL_AWARE:
-                miss, false = latent_class.label_flip_rates(draws.classes[mine], error, field)
-                part = part.assign(label_miss=miss, label_false=false)
         parts.append(part)
     out: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return out
@@ -192,10 +136,8 @@ def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.D
     bins = list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
     providers = dict(zip(frame["model"], frame["provider"], strict=True))
     label_right = frame["label_right"].to_numpy() if "label_right" in frame.columns else None
-    flips = ((frame["label_miss"].to_numpy(), frame["label_false"].to_numpy()) if "label_miss" in frame.columns
-             else None)
     return latent_priors(frame["model"].tolist(), bins, frame["predicted"].to_numpy(), labels, providers, label_right,
-                         frame["riddle_id"].tolist(), flips)
+                         frame["riddle_id"].tolist())
 
 
 def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
