@@ -95,3 +95,24 @@ def test_one_rule_for_replayed_answers_and_verdicts(tmp_path):
     assert out["status"].tolist() == ["ok"] * 4 + ["parse_error"] * 2
     assert out["is_answer_correct"].tolist()[:4] == [True, True, True, False]
     assert out["is_justification_correct"].tolist()[:4] == [False, False, False, True]
+
+
+def test_a_json_file_of_rows_or_of_columns_reads_and_any_other_shape_is_named(tmp_path):
+    """A .json replay file is a list of row objects or an object of equal-length columns; a row that is not an
+    object, columns of different lengths, or a bare value get an error naming the file (pandas would pad them with
+    NaN, and refuse them in a later version)."""
+    riddles = make_riddles(2)
+    rows = [{"riddle_id": "R000", "answer": "0", "justification": "z"},
+            {"riddle_id": "R001", "answer": "1", "justification": "a"}]
+    columns = {"riddle_id": ["R000", "R001"], "answer": ["0", "1"], "justification": ["z", "a"]}
+    for name, data in (("rows.json", rows), ("columns.json", columns)):
+        (tmp_path / name).write_text(json.dumps(data))
+        df = ReplayPredictor().predict(riddles, spec(tmp_path / name), context(tmp_path))
+        assert df["answer"].tolist() == ["0", "1"], name
+    for data, why in (([rows[0], ["R001", "1"]], r"bad\.json: row 1 is a JSON list, not an object"),
+                      ({"riddle_id": ["R000", "R001"], "answer": ["0"]}, r"bad\.json: an object of columns needs"),
+                      ({"riddle_id": "R000"}, r"bad\.json: an object of columns needs"),
+                      ("R000", r"bad\.json: a JSON str, not a list of rows")):
+        (tmp_path / "bad.json").write_text(json.dumps(data))
+        with pytest.raises(ReplayError, match=why):
+            ReplayPredictor().predict(riddles, spec(tmp_path / "bad.json"), context(tmp_path))

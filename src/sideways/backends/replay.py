@@ -49,12 +49,29 @@ def read_any(path: Path) -> pd.DataFrame:
             return pd.read_csv(path, dtype=str, keep_default_na=False)
         if path.suffix in (".jsonl", ".ndjson"):
             return pd.DataFrame(read_jsonl(path))  # the one JSON Lines reader (core.jsonl)
-        return pd.DataFrame(json.loads(path.read_bytes()))
+        return _json_table(json.loads(path.read_bytes()), path)
     except SidewaysError as exc:
         raise ReplayError(str(exc)) from exc
     except Exception as exc:  # pandas and pyarrow raise many types on a file someone sent
         why = f"{type(exc).__name__}: {str(exc)[:120]}"
         raise ReplayError(f"{path}: not a readable {path.suffix} table ({why})") from exc
+
+
+def _json_table(data: object, path: Path) -> pd.DataFrame:
+    """A ``.json`` replay file's table: a list of row objects, or an object of columns of one length. Checked
+    here, not left to pandas, which pads rows of other shapes with NaN (and will refuse them)."""
+    if isinstance(data, list):
+        for i, row in enumerate(data):
+            if not isinstance(row, dict):
+                raise ReplayError(f"{path}: row {i} is a JSON {type(row).__name__}, not an object")
+        return pd.DataFrame(data)
+    if isinstance(data, dict):
+        lengths = {k: len(v) if isinstance(v, list) else None for k, v in data.items()}
+        if any(n is None for n in lengths.values()) or len(set(lengths.values())) > 1:
+            raise ReplayError(f"{path}: an object of columns needs a list for every column, all of one length "
+                              f"(got {', '.join(f'{k!r}: {n}' for k, n in list(lengths.items())[:5])})")
+        return pd.DataFrame(data)
+    raise ReplayError(f"{path}: a JSON {type(data).__name__}, not a list of rows or an object of columns")
 
 
 def _options(spec: ModelSpec | JudgeSpec, where: str) -> tuple[Path, list[str]]:
