@@ -353,7 +353,6 @@ class _Sampler:
             self.fixed[lab, ev.label[lab]] = 0.0
         self.open = np.zeros(self.n_riddles, dtype=bool)
         self.open[self.riddle[open_riddles(ev)]] = True
-        self.right_answer = np.array([c % 2 for c in range(CLASSES)], dtype=np.int64)
 
     def init(self) -> _State:
         """Labelled rows at their label, the others at the class their panel's majority says; every riddle

@@ -49,9 +49,9 @@ SKILL_LOGITS = np.linspace(-4.0, 4.0, 33)
 MIN_POINT_WEIGHT = 1e-9
 
 
-def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str, object],
-                seed: int) -> dict[tuple[int, int], float]:
-    """P(class) of ``model``'s prediction on riddle ``riddle_id`` (its row ``riddle``), as the simulator draws it."""
+def _answer(params: Params, model: str, riddle_id: str, riddle: Mapping[str, object],
+            seed: int) -> tuple[SimModelOptions, float, float]:
+    """(the model's options, its skill on the riddle's split, P(right answer) on the riddle), as simulated."""
     spec = next(m for m in params.models if m.key == model)
     opts = spec.options
     if not isinstance(opts, SimModelOptions):
@@ -59,6 +59,13 @@ def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str,
     skill = opts.vision_skill if riddle["split"] == "vlm" and opts.vision_skill is not None else opts.skill
     hidden = hidden_difficulty(seed, riddle_id, float(opts.hidden_difficulty))
     p_a = p_correct(float(skill), riddle["picarats"], spec.n_hints, float(opts.hint_gain), hidden)  # type: ignore[arg-type]
+    return opts, float(skill), p_a
+
+
+def class_prior(params: Params, model: str, riddle_id: str, riddle: Mapping[str, object],
+                seed: int) -> dict[tuple[int, int], float]:
+    """P(class) of ``model``'s prediction on riddle ``riddle_id`` (its row ``riddle``), as the simulator draws it."""
+    opts, _, p_a = _answer(params, model, riddle_id, riddle, seed)
     s, slip = float(opts.justification), float(opts.slip)
     return {(1, 1): p_a * s, (1, 0): p_a * (1 - s), (0, 1): (1 - p_a) * slip, (0, 0): (1 - p_a) * (1 - slip)}
 
@@ -168,12 +175,8 @@ def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.
 def _class_prior_by_skill(params: Params, key: tuple[str, str], riddle: Mapping[str, object], seed: int) -> FloatArray:
     """P(class) of the row ``key`` = (model, riddle) at each skill of :data:`SKILL_LOGITS` (skill x class): the
     riddle's picarats, the model's hints and the hidden difficulty as the simulator has them, the skill unknown."""
-    opts = next(m for m in params.models if m.key == key[0]).options
-    if not isinstance(opts, SimModelOptions):
-        raise ValueError(f"oracle: model {key[0]!r} is not simulated")
-    skill = opts.vision_skill if riddle["split"] == "vlm" and opts.vision_skill is not None else opts.skill
-    true = class_prior(params, key[0], key[1], riddle, seed)
-    offset = _logit(true[(1, 1)] + true[(1, 0)]) - _logit(float(skill))  # picarats, hints, hidden difficulty
+    opts, skill, p_true = _answer(params, key[0], key[1], riddle, seed)
+    offset = _logit(p_true) - _logit(skill)  # picarats, hints, hidden difficulty
     p_a = 1 / (1 + np.exp(-(SKILL_LOGITS + offset)))
     s, slip = float(opts.justification), float(opts.slip)
     return np.stack([p_a * s, p_a * (1 - s), (1 - p_a) * slip, (1 - p_a) * (1 - slip)], axis=1)
@@ -188,9 +191,10 @@ def _given_class(params: Params, seed: int, row: Mapping[str, object], verdicts:
         right, wrong = _judge_rates(params, seed, str(v["judge"]), str(row["model"]),
                                     v["judge_provider"] == row["provider"], leniency_known=False)
         said = (bool(v["is_answer_correct"]), bool(v["is_justification_correct"]))
+        says_right = {1: np.array([lenient(right, z) for z in zs]), 0: np.array([lenient(wrong, z) for z in zs])}
         for i, c in enumerate(CLASSES):
             for really, yes in zip(c, said, strict=True):
-                q = np.array([lenient(right if really else wrong, z) for z in zs])
+                q = says_right[really]
                 out[:, i] *= q if yes else 1 - q
     if label is not None:
         for i, c in enumerate(CLASSES):
