@@ -20,7 +20,9 @@ strata of its own fit's predictions.
 unknown_model_counts: each model's skill and its judges' leniency toward it learned from its own rows, the spread of
 that leniency itself weighed between 0 and 0.7 by every model's rows), and the latent-class model's own count (its
 Gibbs draws' Poisson-binomials, one fit on every label, a labelled row counted as its label: what the latent
-posterior would be if it trusted its fit's every row).
+posterior would be if it trusted its fit's every row), and the latent posterior started from the first one's rows
+(judge_starts: each row's start its P(right) without its model's labels, binned, weighed and counted as built: the
+most that judges' rates known before a split is scored could give the built design).
 """
 
 from __future__ import annotations
@@ -46,12 +48,12 @@ from sideways.scoring.posterior import summarise  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
-from sideways.testing.oracle import mixed_over_spreads, oracle_probabilities, unknown_model_counts  # noqa: E402
-from sideways.testing.width_parts import given_starts, parts  # noqa: E402
+from sideways.testing.oracle import mixed_over_spreads, mixed_rows, oracle_probabilities, unknown_model_counts  # noqa: E402
+from sideways.testing.width_parts import binned_intervals, given_starts, parts  # noqa: E402
 
 POSTERIORS = ("v1", "latent")
 PARTS = ("starts", "starts_level", "starts_level_strata", "latent_strata")
-UNKNOWN = ("unknown_models", "latent_class")
+UNKNOWN = ("unknown_models", "latent_class", "judge_starts")
 #: The spreads of the judges' leniency toward a model the oracle without the models weighs (equal prior): none, or
 #: the grid's "judges' rates depend on the model" setting.
 SPREADS = (0.0, 0.7)
@@ -123,9 +125,14 @@ def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float],
 def _unknown(params: Any, riddles: Any, predictions: Any, judgments: Any, jury: Any, labels: Any, split: str,
              seed: int) -> dict[str, dict[str, tuple[int, int, int]]]:
     """name -> model -> (lo, hi, rows) of each interval of :data:`UNKNOWN`."""
-    counts = mixed_over_spreads({s: unknown_model_counts(params, riddles, predictions, judgments, labels, seed, s)
-                                 for s in SPREADS})
-    out: dict[str, dict[str, tuple[int, int, int]]] = {"unknown_models": {}, "latent_class": {}}
+    with_labels = {s: unknown_model_counts(params, riddles, predictions, judgments, labels, seed, s) for s in SPREADS}
+    without = {s: unknown_model_counts(params, riddles, predictions, judgments, labels.iloc[:0], seed, s)
+               for s in SPREADS}
+    counts = mixed_over_spreads(with_labels)
+    starts = given_starts(jury, labels, mixed_rows(without), mixed_rows(with_labels))
+    out: dict[str, dict[str, tuple[int, int, int]]] = {
+        "unknown_models": {}, "latent_class": {},
+        "judge_starts": binned_intervals(jury, labels, starts, FIELD, sorted(counts))}
     for model, pmf in counts.items():
         lo, hi, _ = summarise(pmf, 0)
         out["unknown_models"][model] = (lo, hi, len(pmf) - 1)

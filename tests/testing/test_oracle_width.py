@@ -17,7 +17,13 @@ from sideways.artifacts.schema import records_by
 from sideways.simulation.truth import truth
 from sideways.sources.demo import load_demo
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
-from sideways.testing.oracle import ModelCount, mixed_over_spreads, oracle_probabilities, unknown_model_counts
+from sideways.testing.oracle import (
+    ModelCount,
+    mixed_over_spreads,
+    mixed_rows,
+    oracle_probabilities,
+    unknown_model_counts,
+)
 
 
 def _world(setting: Setting, share: float, seed: int = 3):
@@ -107,9 +113,29 @@ def test_the_mixture_over_spreads_follows_the_evidence():
     assert mixed_over_spreads({0.0: a, 0.7: b})["m"] == pytest.approx([0.25, 0.75])
 
 
+def test_the_rows_of_the_oracle_without_the_models_add_up_to_its_counts_mean():
+    """Each row's start is its P(both right) averaged over the same posterior the count is mixed over, so their sum
+    is the count's mean; a labelled row's follows its label."""
+    params, riddles, predictions, judgments, labels, right, seed = _world(Setting(model_spread=0.7), share=0.5)
+    counts = unknown_model_counts(params, riddles, predictions, judgments, labels, seed, 0.7)
+    for model, c in counts.items():
+        rows = predictions.loc[predictions["model"] == model, "riddle_id"]
+        assert sorted(c.right) == sorted(rows)
+        assert sum(c.right.values()) == pytest.approx(float(np.arange(len(c.pmf)) @ c.pmf), rel=1e-9)
+    labelled = set(zip(labels["model"], labels["riddle_id"], strict=True))
+    assert all(round(counts[m].right[r]) == right[(m, r)] for m, r in labelled)
+
+
+def test_the_rows_mixed_over_spreads_follow_the_evidence():
+    a = {"m": ModelCount(np.array([1.0, 0.0]), 0.0, {"r1": 0.2})}
+    b = {"m": ModelCount(np.array([0.0, 1.0]), math.log(3.0), {"r1": 0.6})}
+    assert mixed_rows({0.0: a, 0.7: b}) == {("m", "r1"): pytest.approx(0.25 * 0.2 + 0.75 * 0.6)}
+
+
 def test_the_script_adds_the_oracle_without_the_models_and_the_fits_own_count(tmp_path, capsys):
     out = tmp_path / "unknown.json"
     assert oracle_width.main(["--seeds", "2", "--shares", "0.25", "--unknown-models", "--json", str(out)]) == 0
     assert "unknown_models" in capsys.readouterr().out
     for r in json.loads(out.read_text())["rows"]:
         assert r["oracle_over_v1"] <= r["unknown_models_over_v1"] * 1.2 and 0 < r["latent_class_over_v1"] < 1
+        assert 0 < r["judge_starts_over_v1"] < 1

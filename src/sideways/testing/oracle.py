@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -132,6 +132,8 @@ class ModelCount:
 
     pmf: FloatArray
     log_evidence: float
+    #: riddle_id -> the row's P(both right) averaged over the model's (skill, z) posterior: the oracle's start
+    right: Mapping[str, float] = field(default_factory=dict)
 
 
 def _logit(p: float) -> float:
@@ -168,7 +170,9 @@ def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.
         pmf = np.zeros(len(both) + 1)
         for i, j in zip(*np.nonzero(w >= MIN_POINT_WEIGHT), strict=True):
             pmf += w[i, j] * poisson_binomial(probs[i, j])
-        out[str(model)] = ModelCount(pmf / pmf.sum(), evidence)
+        right = np.einsum("ij,ijk->k", w, probs)
+        out[str(model)] = ModelCount(pmf / pmf.sum(), evidence,
+                                     dict(zip(map(str, rows["riddle_id"]), map(float, right), strict=True)))
     return out
 
 
@@ -206,9 +210,22 @@ def _given_class(params: Params, seed: int, row: Mapping[str, object], verdicts:
 def mixed_over_spreads(counts: Mapping[float, Mapping[str, ModelCount]]) -> dict[str, FloatArray]:
     """Per model, its count when the spread is itself unknown (equal prior on each spread of ``counts``): the
     spreads weighed by the product of every model's evidence (the models share one world), the pmfs mixed."""
+    spreads, w = _spread_weights(counts)
+    models = sorted(counts[spreads[0]])
+    return {m: np.einsum("s,sk->k", w, np.stack([counts[s][m].pmf for s in spreads])) for m in models}
+
+
+def mixed_rows(counts: Mapping[float, Mapping[str, ModelCount]]) -> dict[tuple[str, str], float]:
+    """(model, riddle_id) -> the row's P(both right) when the spread is unknown, the spreads weighed as in
+    :func:`mixed_over_spreads`: the starts an interval would get from judges whose rates it knew."""
+    spreads, w = _spread_weights(counts)
+    return {(m, r): float(sum(wi * counts[s][m].right[r] for s, wi in zip(spreads, w, strict=True)))
+            for m, c in counts[spreads[0]].items() for r in c.right}
+
+
+def _spread_weights(counts: Mapping[float, Mapping[str, ModelCount]]) -> tuple[list[float], FloatArray]:
+    """The spreads of ``counts`` and their posterior weights: equal prior, every model's evidence multiplied."""
     spreads = sorted(counts)
     log_w = np.array([sum(c.log_evidence for c in counts[s].values()) for s in spreads])
     w = np.exp(log_w - log_w.max())
-    w /= w.sum()
-    models = sorted(counts[spreads[0]])
-    return {m: np.einsum("s,sk->k", w, np.stack([counts[s][m].pmf for s in spreads])) for m in models}
+    return spreads, w / w.sum()
