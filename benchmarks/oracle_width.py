@@ -23,6 +23,10 @@ Gibbs draws' Poisson-binomials, one fit on every label, a labelled row counted a
 posterior would be if it trusted its fit's every row), and the latent posterior started from the first one's rows
 (judge_starts: each row's start its P(right) without its model's labels, binned, weighed and counted as built: the
 most that judges' rates known before a split is scored could give the built design).
+
+--card-share S: the two oracles without the models read the judges' rates from a card (sideways.testing.cards) that
+a previous round left (another simulated run of the same split, S of its predictions labelled), not from the
+simulator: what a card carried between rounds gives, its noise and the annotators' errors included.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import summarise  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
+from sideways.testing.cards import previous_round_card  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.testing.oracle import mixed_over_spreads, mixed_rows, oracle_probabilities, unknown_model_counts  # noqa: E402
 from sideways.testing.width_parts import binned_intervals, given_starts, parts  # noqa: E402
@@ -70,12 +75,16 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--parts", action="store_true", help="also the latent posterior rebuilt part by part")
     p.add_argument("--unknown-models", action="store_true",
                    help="also the oracle that does not know the models, and the latent-class model's own count")
+    p.add_argument("--card-share", type=float, metavar="S",
+                   help="with --unknown-models: the judges' rates a card from a previous round with this share "
+                        "labelled (sideways.testing.cards), not the simulator's")
     p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
     return p.parse_args(argv)
 
 
 def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
-             with_parts: bool = False, with_unknown: bool = False) -> list[dict[str, Any]]:
+             with_parts: bool = False, with_unknown: bool = False, card_share: float | None = None,
+             ) -> list[dict[str, Any]]:
     """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth (with
     ``with_parts``, the steps of :func:`sideways.testing.width_parts.parts` too; with ``with_unknown``, the
     intervals of :data:`UNKNOWN`)."""
@@ -95,7 +104,8 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
     steps = _parts(jury, judgments, labels, probs, oracle_probabilities(params, riddles, predictions, judgments,
                                                                        labels.iloc[:0], seed), split, seed,
                    sorted(got["v1"])) if with_parts else {}
-    unknown = _unknown(params, riddles, predictions, judgments, jury, labels, split, seed) if with_unknown else {}
+    unknown = _unknown(params, riddles, predictions, judgments, jury, labels, split, seed,
+                       card_share) if with_unknown else {}
     rows = []
     for model in sorted(got["v1"]):
         keys = [(model, r) for r in predictions.loc[predictions["model"] == model, "riddle_id"]]
@@ -123,10 +133,13 @@ def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float],
 
 
 def _unknown(params: Any, riddles: Any, predictions: Any, judgments: Any, jury: Any, labels: Any, split: str,
-             seed: int) -> dict[str, dict[str, tuple[int, int, int]]]:
-    """name -> model -> (lo, hi, rows) of each interval of :data:`UNKNOWN`."""
-    with_labels = {s: unknown_model_counts(params, riddles, predictions, judgments, labels, seed, s) for s in SPREADS}
-    without = {s: unknown_model_counts(params, riddles, predictions, judgments, labels.iloc[:0], seed, s)
+             seed: int, card_share: float | None = None) -> dict[str, dict[str, tuple[int, int, int]]]:
+    """name -> model -> (lo, hi, rows) of each interval of :data:`UNKNOWN` (the judges' rates a previous round's card
+    with ``card_share``)."""
+    card = previous_round_card(params, riddles, seed, card_share) if card_share is not None else None
+    with_labels = {s: unknown_model_counts(params, riddles, predictions, judgments, labels, seed, s, card)
+                   for s in SPREADS}
+    without = {s: unknown_model_counts(params, riddles, predictions, judgments, labels.iloc[:0], seed, s, card)
                for s in SPREADS}
     counts = mixed_over_spreads(with_labels)
     starts = given_starts(jury, labels, mixed_rows(without), mixed_rows(with_labels))
@@ -182,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         for split in params.splits:
             riddles = split_riddles(demo, split)
             s = summary([r for seed in range(args.seeds)
-                         for r in run_rows(params, riddles, split, seed, share, args.parts, args.unknown_models)])
+                         for r in run_rows(params, riddles, split, seed, share, args.parts, args.unknown_models,
+                                           args.card_share)])
             results.append({"split": split, "share": share, **s})
             names = ["oracle", *POSTERIORS, *(PARTS if args.parts else ()), *(UNKNOWN if args.unknown_models else ())]
             print(f"{split} share {share:.4f} ({s['intervals']:.0f} intervals): "

@@ -41,8 +41,12 @@ from sideways.scoring.hierarchy import NODE_WEIGHTS, NODES, poisson_binomial
 from sideways.scoring.ppi import FloatArray
 from sideways.simulation.judges import leniency, lenient
 from sideways.simulation.models import hidden_difficulty, p_correct
+from sideways.testing.cards import Card
+from sideways.testing.cards import rates as card_rates
 
 CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
+#: The fields of a class, in its order.
+FIELD_NAMES = ("answer", "justification")
 #: The skills (logit scale, a uniform prior) the oracle that does not know the models weighs: 0.018 to 0.982.
 SKILL_LOGITS = np.linspace(-4.0, 4.0, 33)
 #: (skill, z) points under this share of a model's posterior are left out of its count's mixture.
@@ -142,10 +146,12 @@ def _logit(p: float) -> float:
 
 
 def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.DataFrame, judgments: pd.DataFrame,
-                         labels: pd.DataFrame, seed: int, spread: float) -> dict[str, ModelCount]:
+                         labels: pd.DataFrame, seed: int, spread: float, card: Card | None = None,
+                         ) -> dict[str, ModelCount]:
     """Per model, its count for an oracle that knows the judges' rates, the riddles and the annotators but not the
     model (module docstring): each row's P(class | skill) and P(verdicts, label | class, z), the (skill, z) posterior
-    from the product over the model's rows, and the mixture over it of the Poisson-binomials of P(both right)."""
+    from the product over the model's rows, and the mixture over it of the Poisson-binomials of P(both right). With
+    ``card`` (:mod:`sideways.testing.cards`) the judges' rates are the card's, not the simulator's."""
     by_id = records_by(riddles, "riddle_id")
     votes, label = _evidence(judgments, labels)
     zs, z_weights = (NODES * spread, NODE_WEIGHTS) if spread else (np.zeros(1), np.ones(1))
@@ -156,7 +162,7 @@ def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.
         for p in records(rows):
             key = (str(model), str(p["riddle_id"]))
             joint = _class_prior_by_skill(params, key, by_id[key[1]], seed)[:, None, :] * _given_class(
-                params, seed, p, votes.get(key, []), label.get(key), zs)[None, :, :]  # skill x z x class
+                params, seed, p, votes.get(key, []), label.get(key), zs, card)[None, :, :]  # skill x z x class
             total = joint.sum(axis=2)
             with np.errstate(divide="ignore", invalid="ignore"):
                 log_lik += np.log(total)
@@ -187,19 +193,21 @@ def _class_prior_by_skill(params: Params, key: tuple[str, str], riddle: Mapping[
 
 
 def _given_class(params: Params, seed: int, row: Mapping[str, object], verdicts: list[dict[str, object]],
-                 label: tuple[int, int] | None, zs: FloatArray) -> FloatArray:
-    """P(the row's verdicts and label | class) at each leniency ``zs`` of its model (z x class)."""
+                 label: tuple[int, int] | None, zs: FloatArray, card: Card | None = None) -> FloatArray:
+    """P(the row's verdicts and label | class) at each leniency ``zs`` of its model (z x class); the judges' rates
+    the simulator's, or ``card``'s when given."""
     noise = float(params.annotations.noise)
     out = np.ones((len(zs), len(CLASSES)))
     for v in verdicts:
-        right, wrong = _judge_rates(params, seed, str(v["judge"]), str(row["model"]),
-                                    v["judge_provider"] == row["provider"], leniency_known=False)
+        own = v["judge_provider"] == row["provider"]
         said = (bool(v["is_answer_correct"]), bool(v["is_justification_correct"]))
-        says_right = {1: np.array([lenient(right, z) for z in zs]), 0: np.array([lenient(wrong, z) for z in zs])}
-        for i, c in enumerate(CLASSES):
-            for really, yes in zip(c, said, strict=True):
-                q = says_right[really]
-                out[:, i] *= q if yes else 1 - q
+        for f, name in enumerate(FIELD_NAMES):
+            right, wrong = (card_rates(card, str(v["judge"]), bool(own), name) if card is not None else
+                            _judge_rates(params, seed, str(v["judge"]), str(row["model"]), own, leniency_known=False))
+            says_right = {1: np.array([lenient(right, z) for z in zs]), 0: np.array([lenient(wrong, z) for z in zs])}
+            for i, c in enumerate(CLASSES):
+                q = says_right[c[f]]
+                out[:, i] *= q if said[f] else 1 - q
     if label is not None:
         for i, c in enumerate(CLASSES):
             for really, seen in zip(c, label, strict=True):
