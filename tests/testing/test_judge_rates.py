@@ -37,7 +37,7 @@ def test_the_spread_is_never_negative_and_ignores_the_groups_order(pairs):
 
 def _judgments(rows):
     return pd.DataFrame(rows, columns=["riddle_id", "model", "judge", "status", "is_answer_correct",
-                                       "is_justification_correct"])
+                                       "is_justification_correct"]).assign(judge_provider=lambda d: "p-" + d["judge"])
 
 
 def test_each_field_of_each_ok_verdict_on_a_labelled_row_is_read_once():
@@ -51,6 +51,7 @@ def test_each_field_of_each_ok_verdict_on_a_labelled_row_is_read_once():
                            "human_justification_correct": [False]})
     v = labelled_verdicts(judgments, labels)
     got = sorted(zip(v["judge"], v["field"], v["said"], v["truth"], strict=True))
+    assert list(v["judge_provider"]) == ["p-" + j for j in v["judge"]]
     assert got == [("j1", "answer", True, True), ("j1", "justification", False, False),
                    ("j2", "justification", True, False)]
 

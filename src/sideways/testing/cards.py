@@ -24,12 +24,12 @@ import pandas as pd
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import Params
 from sideways.scoring.ppi import FloatArray
+from sideways.testing.coverage import simulate_run
+from sideways.testing.judge_rates import FIELDS, labelled_verdicts
 
 Card = Mapping[tuple[str, bool, str], tuple[float, float]]
-#: field -> (the verdict column, the label column).
-FIELDS = {"answer": ("is_answer_correct", "human_answer_correct"),
-          "justification": ("is_justification_correct", "human_justification_correct")}
-#: The classes (answer right, justification right), both right first.
+#: The classes (answer right, justification right), both right first; a class's fields in the order of
+#: :data:`sideways.testing.judge_rates.FIELDS`.
 CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
 #: EM sweeps for the class shares; a share's Dirichlet(1/2) prior keeps an unseen class possible.
 EM_STEPS = 200
@@ -40,15 +40,16 @@ PREVIOUS_ROUND = 1000
 def estimate_card(judgments: pd.DataFrame, labels: pd.DataFrame, providers: Mapping[str, str]) -> Card:
     """The card of every judge with a verdict on a labelled row (``ok`` judgments against an ANNOTATIONS table);
     ``providers``: model -> its provider, to tell a judge's own models apart."""
-    rows = judgments[judgments["status"] == "ok"].merge(labels, on=["riddle_id", "model"])
-    own = rows["judge_provider"].to_numpy() == rows["model"].map(providers).to_numpy()
+    verdicts = labelled_verdicts(judgments, labels)
+    own = verdicts["judge_provider"].to_numpy() == verdicts["model"].map(providers).to_numpy()
     card = {}
-    for (judge, is_own), group in rows.groupby([rows["judge"], own], sort=True):
-        for field, (said, label) in FIELDS.items():
-            known = group[group[said].notna() & group[label].notna()]
-            verdict, truth = known[said].astype(bool).to_numpy(), known[label].astype(bool).to_numpy()
-            card[(str(judge), bool(is_own), field)] = (float((verdict[truth].sum() + 1) / (truth.sum() + 2)),
-                                                       float((verdict[~truth].sum() + 1) / ((~truth).sum() + 2)))
+    for (judge, is_own, field), group in verdicts.groupby([verdicts["judge"], own, verdicts["field"]], sort=True):
+        said, truth = group["said"].to_numpy(), group["truth"].to_numpy()
+        card[(str(judge), bool(is_own), str(field))] = (float((said[truth].sum() + 1) / (truth.sum() + 2)),
+                                                        float((said[~truth].sum() + 1) / ((~truth).sum() + 2)))
+    for judge, is_own, _ in list(card):  # a field the judge never gave a verdict on: the prior's mean
+        for field in FIELDS:
+            card.setdefault((judge, is_own, field), (0.5, 0.5))
     return card
 
 
@@ -56,8 +57,6 @@ def previous_round_card(params: Params, riddles: pd.DataFrame, seed: int, share:
     """The card a previous round would leave: another simulated run of the same riddles and models
     (seed + :data:`PREVIOUS_ROUND`: other predictions, verdicts and leniencies), ``share`` of its predictions labelled
     by the same annotators (``annotations.noise``)."""
-    from sideways.testing.coverage import simulate_run  # the simulated pipeline; imported here to keep this light
-
     previous = seed + PREVIOUS_ROUND
     split = str(riddles["split"].iloc[0])
     predictions, judgments, _ = simulate_run(params, riddles, previous)

@@ -48,14 +48,17 @@ class Spread:
 
 
 def labelled_verdicts(judgments: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
-    """One row per (judgment, field) of a labelled prediction: judge, model, riddle_id, field, said (the verdict:
-    "right"), truth (the label); verdicts that are missing (no verdict on that field) or not ``ok`` are left out."""
+    """One row per (judgment, field) of a labelled prediction: judge, judge_provider, model, riddle_id, field, said
+    (the verdict: "right"), truth (the label); verdicts that are missing (no verdict on that field) or not ``ok``
+    are left out."""
     ok = judgments[judgments["status"] == "ok"]
     rows = ok.merge(annotations, on=["riddle_id", "model"], how="inner")
     parts = []
     for field, (said, label) in FIELDS.items():
         known = rows[rows[said].notna() & rows[label].notna()]
-        parts.append(pd.DataFrame({"judge": known["judge"].astype(str), "model": known["model"].astype(str),
+        parts.append(pd.DataFrame({"judge": known["judge"].astype(str),
+                                   "judge_provider": known["judge_provider"].astype(str),
+                                   "model": known["model"].astype(str),
                                    "riddle_id": known["riddle_id"].astype(str), "field": field,
                                    "said": known[said].astype(bool).to_numpy(),
                                    "truth": known[label].astype(bool).to_numpy()}))

@@ -41,12 +41,10 @@ from sideways.scoring.hierarchy import NODE_WEIGHTS, NODES, poisson_binomial
 from sideways.scoring.ppi import FloatArray
 from sideways.simulation.judges import leniency, lenient
 from sideways.simulation.models import hidden_difficulty, p_correct
-from sideways.testing.cards import Card
+from sideways.testing.cards import CLASSES, Card
 from sideways.testing.cards import rates as card_rates
+from sideways.testing.judge_rates import FIELDS
 
-CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
-#: The fields of a class, in its order.
-FIELD_NAMES = ("answer", "justification")
 #: The skills (logit scale, a uniform prior) the oracle that does not know the models weighs: 0.018 to 0.982.
 SKILL_LOGITS = np.linspace(-4.0, 4.0, 33)
 #: (skill, z) points under this share of a model's posterior are left out of its count's mixture.
@@ -199,14 +197,15 @@ def _given_class(params: Params, seed: int, row: Mapping[str, object], verdicts:
     noise = float(params.annotations.noise)
     out = np.ones((len(zs), len(CLASSES)))
     for v in verdicts:
-        own = v["judge_provider"] == row["provider"]
+        own = bool(v["judge_provider"] == row["provider"])
         said = (bool(v["is_answer_correct"]), bool(v["is_justification_correct"]))
-        for f, name in enumerate(FIELD_NAMES):
-            right, wrong = (card_rates(card, str(v["judge"]), bool(own), name) if card is not None else
-                            _judge_rates(params, seed, str(v["judge"]), str(row["model"]), own, leniency_known=False))
-            says_right = {1: np.array([lenient(right, z) for z in zs]), 0: np.array([lenient(wrong, z) for z in zs])}
+        pairs = ([card_rates(card, str(v["judge"]), own, name) for name in FIELDS] if card is not None else
+                 [_judge_rates(params, seed, str(v["judge"]), str(row["model"]), own, leniency_known=False)] * 2)
+        tilted = {pair: {1: np.array([lenient(pair[0], z) for z in zs]), 0: np.array([lenient(pair[1], z) for z in zs])}
+                  for pair in set(pairs)}  # each distinct (right, wrong) pair moved by every leniency once
+        for f, pair in enumerate(pairs):
             for i, c in enumerate(CLASSES):
-                q = says_right[c[f]]
+                q = tilted[pair][c[f]]
                 out[:, i] *= q if said[f] else 1 - q
     if label is not None:
         for i, c in enumerate(CLASSES):
