@@ -1,22 +1,24 @@
 """Judge cards on real judges: a card from one set of riddles' labels, the intervals on another's.
 
 Usage:
-  python benchmarks/card_coverage.py [--file F] [--split llm] [--card-riddles REGEX] [--shares 0.125,0.25,0.5]
-                                     [--repeats 100] [--seed 0] [--min-labels 50] [--json OUT]
+  python benchmarks/card_coverage.py [--file F] [--split llm] [--card-riddles REGEX | --card-file F2 [--card-split S]]
+                                     [--shares 0.125,0.25,0.5] [--repeats 100] [--seed 0] [--min-labels 50] [--json OUT]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in reproductions/layton-eval/data/).
 Its labelled predictions on riddles whose id matches --card-riddles (default `W`: layton-eval's weekly puzzles) make
 the card (sideways.testing.cards: each judge's rates per field against the labels); the population is the labelled
 predictions on the other riddles, each model with at least --min-labels of them, measured as
 benchmarks/real_coverage.py measures (a share of each model's labels kept, the rest hidden, the interval for the share
-right among the model's population rows; both-correct). Intervals, on the same repeats:
+right among the model's population rows; both-correct). With --card-file the card comes from every labelled prediction
+of another calibration file instead (another split judged by the same judges: do their rates carry between splits?),
+and the population is every labelled prediction of --file. Intervals, on the same repeats:
 
 - `card`: the latent posterior's machinery (vote bins, the pool's offsets, the (kappa, sigma) grid weighed by the kept
   labels; sideways.testing.width_parts.binned_intervals) started from the card's rows: each row's P(both right | its
   verdicts) under the card's rates, its model's class shares by EM on the model's verdicts there, no label;
 - `card-rows`: the same rows trusted one by one: the kept labels' sum plus the Poisson-binomial of the hidden rows;
 - `latent`: the latent posterior as built, its fit reading every verdict of the file, the kept labels and every label
-  of the card's riddles (so that it knows what the card knows);
+  of the card's riddles (so that it knows what the card knows; with --card-file, the kept labels only);
 - `v1`: the v1 posterior on the population rows.
 
 Prints coverage ± se and mean half-width (points) per interval and share; `--json OUT` writes them as
@@ -37,13 +39,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+import judge_rates  # noqa: E402
 import real_coverage  # noqa: E402
 
 from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.layton_eval.convert import PpiTables  # noqa: E402
 from sideways.scoring import latent_prior  # noqa: E402
 from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
-from sideways.testing.cards import card_predictions, estimate_card  # noqa: E402
+from sideways.testing.cards import Card, card_predictions, estimate_card  # noqa: E402
 from sideways.testing.judge_rates import riddle_set  # noqa: E402
 from sideways.testing.width_parts import binned_intervals  # noqa: E402
 
@@ -53,7 +57,10 @@ INTERVALS = ("card", "card-rows", "latent", "v1")
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--card-riddles", default="W", help="riddle ids matching this regular expression make the card")
+    p.add_argument("--card-riddles", default="W", type=judge_rates.regex_argument,
+                   help="riddle ids matching this regular expression make the card")
+    p.add_argument("--card-file", help="make the card from every labelled prediction of this file instead")
+    p.add_argument("--card-split", default="llm", help="the split of --card-file when it has a split column")
     p.add_argument("--shares", default="0.125,0.25,0.5", help="label shares kept, comma-separated")
     p.add_argument("--repeats", type=int, default=100, help="repeats per share (default: 100)")
     p.add_argument("--seed", type=int, default=0, help="the seed of the label draws and the samplers")
@@ -80,14 +87,21 @@ def card_population(pop: real_coverage.Population, pattern: str, min_labels: int
     return real_coverage.Population(FIELD, pop.tables, pop.jury, labels, truth, rows), card_labels
 
 
-def card_rows(pop: real_coverage.Population, card_labels: pd.DataFrame, pattern: str) -> pd.DataFrame:
-    """(riddle_id, model, predicted) of every judged row on the riddles not matching ``pattern`` (labelled or not: the
-    class shares' EM reads them all) under the card of ``card_labels``."""
+def card_of(tables: PpiTables, labels: pd.DataFrame) -> Card:
+    """Each judge's card from its verdicts in ``tables`` on the rows ``labels`` labels."""
+    providers = dict(zip(tables.predictions["model"], tables.predictions["provider"], strict=True))
+    return estimate_card(tables.judgments, labels, providers)
+
+
+def card_rows(pop: real_coverage.Population, card: Card, pattern: str | None) -> pd.DataFrame:
+    """(riddle_id, model, predicted) of every judged row (labelled or not: the class shares' EM reads them all) under
+    ``card``, on the riddles not matching ``pattern`` (every riddle when it is None)."""
     tables = pop.tables
     providers = dict(zip(tables.predictions["model"], tables.predictions["provider"], strict=True))
-    card = estimate_card(tables.judgments, card_labels, providers)
-    outside = ~riddle_set(tables.judgments["riddle_id"], pattern).to_numpy()
-    return card_predictions(tables.judgments[outside], providers, card)
+    judgments = tables.judgments
+    if pattern is not None:
+        judgments = judgments[~riddle_set(judgments["riddle_id"], pattern).to_numpy()]
+    return card_predictions(judgments, providers, card)
 
 
 def repeat_intervals(pop: real_coverage.Population, card_labels: pd.DataFrame, started: pd.DataFrame,
@@ -118,10 +132,10 @@ def repeat_intervals(pop: real_coverage.Population, card_labels: pd.DataFrame, s
     return out
 
 
-def measure(pop: real_coverage.Population, card_labels: pd.DataFrame, pattern: str, shares: list[float],
+def measure(pop: real_coverage.Population, started: pd.DataFrame, card_labels: pd.DataFrame, shares: list[float],
             repeats: int, seed: int) -> list[dict[str, Any]]:
-    """Every interval's tally per share over ``repeats`` seeded label draws."""
-    started = card_rows(pop, card_labels, pattern)
+    """Every interval's tally per share over ``repeats`` seeded label draws (``started``: the card's rows;
+    ``card_labels``: the labels the latent posterior reads beside the kept ones)."""
     tallies = {(name, share): real_coverage.Tally() for share in shares for name in INTERVALS}
     for s, share in enumerate(shares):
         for r in range(repeats):
@@ -142,13 +156,21 @@ def measure(pop: real_coverage.Population, card_labels: pd.DataFrame, pattern: s
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
-    whole = real_coverage.population(args.file, args.split, 1, FIELD)
-    pop, card_labels = card_population(whole, args.card_riddles, args.min_labels)
-    print(f"{args.file}: card from {len(card_labels)} labelled predictions on riddles {args.card_riddles!r}; "
-          f"population {len(pop.labels)} on the others, {len(pop.truth)} models; {args.repeats} repeats, "
-          f"seed {args.seed}")
-    rows = measure(pop, card_labels, args.card_riddles, [float(s) for s in args.shares.split(",")], args.repeats,
-                   args.seed)
+    if args.card_file:
+        other = real_coverage.population(args.card_file, args.card_split, 1, FIELD)
+        pop = real_coverage.population(args.file, args.split, args.min_labels, FIELD)
+        started = card_rows(pop, card_of(other.tables, other.labels), None)
+        card_labels = pop.labels.iloc[:0]
+        print(f"{args.file}: card from {len(other.labels)} labelled predictions of {args.card_file}; population "
+              f"{len(pop.labels)}, {len(pop.truth)} models; {args.repeats} repeats, seed {args.seed}")
+    else:
+        whole = real_coverage.population(args.file, args.split, 1, FIELD)
+        pop, card_labels = card_population(whole, args.card_riddles, args.min_labels)
+        started = card_rows(pop, card_of(pop.tables, card_labels), args.card_riddles)
+        print(f"{args.file}: card from {len(card_labels)} labelled predictions on riddles {args.card_riddles!r}; "
+              f"population {len(pop.labels)} on the others, {len(pop.truth)} models; {args.repeats} repeats, "
+              f"seed {args.seed}")
+    rows = measure(pop, started, card_labels, [float(s) for s in args.shares.split(",")], args.repeats, args.seed)
     print("| interval | share | coverage % | se | mean half-width (points) | intervals |")
     print("|---|---|---|---|---|---|")
     for r in rows:

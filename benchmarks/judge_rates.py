@@ -1,7 +1,8 @@
 """Do the judges' rates transfer between riddle sets and between the models they grade? Read on real labels.
 
 Usage:
-  python benchmarks/judge_rates.py [--file F] [--split llm] [--sets REGEX] [--json OUT]
+  python benchmarks/judge_rates.py [--file F] [--split llm] [--sets REGEX] [--against F2 [--against-split S]]
+                                   [--json OUT]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/), read by the project's own importer. Every judge's verdicts on the labelled
@@ -12,7 +13,9 @@ label right: a sensitivity; wrong: a false-positive rate), and compared (sideway
   rest: does a judge's rate on one set hold on the other?
 - between the models the judge grades: how far does its rate move with the model (tau, the between-model sd of
   the logit rate: the scale of the simulator's `model_spread`)?
-- and, as a control, between two random halves of the riddles (seeded): X^2 / df about 1 by construction.
+- and, as a control, between two random halves of the riddles (seeded): X^2 / df about 1 by construction;
+- with --against F2, between this file and another calibration file judged by the same judges (another split, or
+  another benchmark): does a judge's rate on one hold on the other?
 
 Prints one line per (judge, field, truth) and the tests pooled (X^2 / df, its z against the null, the median tau),
 read against the same test on tables drawn at this file's counts with rates that transfer (spread 0) and that lean
@@ -23,10 +26,13 @@ by 0.7 logits per group (`--repeats` tables each);
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -45,22 +51,40 @@ SPREADS = (0.0, 0.7)
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sets", default="W", help="riddle ids matching this regular expression are one set (default: W)")
+    p.add_argument("--sets", default="W", type=regex_argument,
+                   help="riddle ids matching this regular expression are one set (default: W)")
     p.add_argument("--repeats", type=int, default=200,
                    help="tables drawn per spread to read the observed X^2 / df against (default: 200)")
     p.add_argument("--seed", type=int, default=0, help="the seed of the random halves and the drawn tables")
     p.add_argument("--file", default=str(DEFAULT_FILE), help="a layton-eval-ppi file (default: the vendored LLM split)")
     p.add_argument("--split", default="llm", help="the split to read when the file has a split column")
+    p.add_argument("--against", metavar="F2", help="also compare each judge's rates with its rates in this file")
+    p.add_argument("--against-split", default="llm", help="the split of --against when it has a split column")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _arguments(argv)
-    tables = import_ppi(read_ppi(args.file, split=args.split), source=args.file)
+def regex_argument(text: str) -> str:
+    """``text`` if it is a regular expression (argparse reports the error otherwise)."""
+    try:
+        re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {text!r} ({e})") from None
+    return text
+
+
+def file_verdicts(path: str, split: str) -> pd.DataFrame:
+    """:func:`labelled_verdicts` of a calibration file, read by the project's importer."""
+    tables = import_ppi(read_ppi(path, split=split), source=path)
     verdicts = labelled_verdicts(tables.judgments, tables.annotations)
     if verdicts.empty:
-        raise SystemExit(f"{args.file}: no labelled prediction has a judge's verdict")
+        raise SystemExit(f"{path}: no labelled prediction has a judge's verdict")
+    return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    verdicts = file_verdicts(args.file, args.split)
     riddles = np.array(sorted(verdicts["riddle_id"].unique()))
     half = set(np.random.default_rng(args.seed).permutation(riddles)[: len(riddles) // 2])
     verdicts = verdicts.assign(set=riddle_set(verdicts["riddle_id"], args.sets),
@@ -70,9 +94,18 @@ def main(argv: list[str] | None = None) -> int:
           f"labelled predictions, {verdicts['judge'].nunique()} judges, {verdicts['model'].nunique()} models; "
           f"riddle set {args.sets!r}: {int(in_set.sum())} of them")
     out: dict[str, object] = {"file": str(args.file), "sets": args.sets}
-    for name, by in zip(COMPARISONS, ("set", "model", "half"), strict=True):
+    comparisons = [(name, by, verdicts) for name, by in zip(COMPARISONS, ("set", "model", "half"), strict=True)]
+    if args.against:
+        other = file_verdicts(args.against, args.against_split)
+        both = pd.concat([verdicts.assign(file="file"), other.assign(file="against")], ignore_index=True)
+        both = both[both["judge"].isin(set(verdicts["judge"]) & set(other["judge"]))]
+        print(f"against {args.against}: {len(other)} verdicts on "
+              f"{other[['riddle_id', 'model']].drop_duplicates().shape[0]} labelled predictions")
+        comparisons.append(("files", "file", both))
+        out["against"] = str(args.against)
+    for name, by, verdicts in comparisons:
         table = spreads(verdicts, by)
-        total = pooled(table)
+        total: dict[str, Any] = dict(pooled(table))
         print(f"\nbetween {name}: X^2 / df {total['ratio']:.2f} ({total['x2']:.1f} on {total['df']}, "
               f"z {total['z']:+.1f}), median tau {total['median_tau']:.2f}")
         for spread in SPREADS:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import ROOT, project_params
+from helpers import PPI_LLM_FILE, ROOT, project_params
 from sideways.artifacts.schema import records_by
 from sideways.simulation.truth import truth
 from sideways.sources.demo import load_demo
@@ -85,3 +85,22 @@ def test_the_real_file_script_measures_every_interval_on_the_same_repeats(tmp_pa
     assert set(rows) == set(card_coverage.INTERVALS) and all(r["intervals"] == 7 for r in rows.values())
     # the rows trusted one by one are narrower than the same rows binned: the bins' doubt is what they give up
     assert rows["card-rows"]["half_width"] < rows["card"]["half_width"]
+
+
+def test_a_card_from_another_file_is_measured_on_every_labelled_prediction_of_this_one(tmp_path, capsys):
+    out = tmp_path / "cards.json"
+    assert card_coverage.main(["--repeats", "1", "--shares", "0.5", "--card-file", str(PPI_LLM_FILE),
+                               "--json", str(out)]) == 0
+    assert "card from 614 labelled predictions of" in capsys.readouterr().out
+    rows = {r["interval"]: r for r in json.loads(out.read_text())["rows"]}
+    assert set(rows) == set(card_coverage.INTERVALS) and all(r["intervals"] == 7 for r in rows.values())
+
+
+def test_card_rows_from_the_whole_file_are_every_judged_row_and_from_a_set_only_the_others():
+    whole = card_coverage.real_coverage.population(str(PPI_LLM_FILE), "llm", 1)
+    card = card_coverage.card_of(whole.tables, whole.labels)
+    every = card_coverage.card_rows(whole, card, None)
+    weekly = card_coverage.card_rows(whole, card, "W")
+    judged = whole.tables.judgments[whole.tables.judgments["status"] == "ok"][["riddle_id", "model"]]
+    assert len(every) == len(judged.drop_duplicates())
+    assert len(weekly) < len(every) and not weekly["riddle_id"].str.startswith("W").any()

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers import PPI_LLM_FILE
 from sideways.testing.judge_rates import heterogeneity, labelled_verdicts, pooled, simulated_ratios, spreads
 
 
@@ -87,3 +88,33 @@ def test_the_script_reads_the_vendored_file_and_writes_every_comparison(tmp_path
         total = got[name]["pooled"]
         assert total["df"] > 0 and total["ratio"] >= 0 and {"spread_0.0", "spread_0.7"} <= set(total)
         assert {r["judge"] for r in got[name]["rows"]} and all(0 <= r["rate"] <= 1 for r in got[name]["rows"])
+
+
+def _with_one_judge_flipped(source, target, judge_column):
+    """A copy of the calibration file ``source`` at ``target`` where one judge says the opposite of what it said."""
+    with open(source, encoding="utf-8") as f, open(target, "w", encoding="utf-8") as out:
+        for line in f:
+            row = json.loads(line)
+            if row[judge_column] is not None:
+                row[judge_column] = not row[judge_column]
+            out.write(json.dumps(row) + "\n")
+
+
+def test_a_file_against_itself_shows_no_spread_and_against_a_judge_turned_round_shows_it(tmp_path, capsys):
+    same, flipped = tmp_path / "same.json", tmp_path / "flipped.json"
+    assert judge_rates.main(["--repeats", "5", "--against", str(PPI_LLM_FILE), "--json", str(same)]) == 0
+    assert "between files" in capsys.readouterr().out
+    assert json.loads(same.read_text())["files"]["pooled"]["x2"] == pytest.approx(0.0)
+    turned = tmp_path / "turned.jsonl"
+    _with_one_judge_flipped(PPI_LLM_FILE, turned, "is_answer_correct_gpt-5.1-2025-11-13")
+    assert judge_rates.main(["--repeats", "5", "--against", str(turned), "--json", str(flipped)]) == 0
+    got = json.loads(flipped.read_text())["files"]
+    assert got["pooled"]["ratio"] > 50
+    spread = {(r["judge"], r["field"]): r["tau"] for r in got["rows"]}
+    assert max(spread, key=spread.get)[1] == "answer" and "gpt" in max(spread, key=spread.get)[0]
+
+
+def test_a_broken_regular_expression_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit):
+        judge_rates.main(["--sets", "W("])
+    assert "not a regular expression: 'W('" in capsys.readouterr().err
