@@ -141,16 +141,10 @@ def measure(pop: real_coverage.Population, started: pd.DataFrame, card_labels: p
         for r in range(repeats):
             kept = real_coverage.draw_labels(pop, share, seed, s, r)
             for name, by_model in repeat_intervals(pop, card_labels, started, kept, seed, f"{share}/{r}").items():
-                t = tallies[(name, share)]
                 for model, (lo, hi) in by_model.items():
-                    t.covered += lo <= pop.truth[model] <= hi
-                    t.intervals += 1
-                    t.half_widths.append((hi - lo) / 2)
-            v1 = real_coverage._calibrated(pop, kept, "v1", seed)
-            t = tallies[("v1", share)]
-            t.covered += int(v1["posterior_covered"].astype(bool).sum())
-            t.intervals += len(v1)
-            t.half_widths += v1["posterior_half_width"].tolist()
+                    tallies[(name, share)].add(model, lo <= pop.truth[model] <= hi, (hi - lo) / 2)
+            tallies[("v1", share)].add_scores(real_coverage._calibrated(pop, kept, "v1", seed), "posterior_covered",
+                                              "posterior_half_width")
     return [tallies[(name, share)].row(name, share) for share in shares for name in INTERVALS]
 
 

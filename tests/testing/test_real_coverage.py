@@ -52,6 +52,9 @@ def test_it_runs_on_any_file_of_the_format_and_writes_the_issue_json(tmp_path, c
         assert r["share"] == 0.5
         if r["interval"] != "published":  # it may stop on an empty bin
             assert r["intervals"] == 2 * 4 and 0 <= r["coverage"] <= 1 and r["half_width"] >= 0
+            # the per-model figures add up to the row's: 4 models, 2 intervals each
+            mine = [m["coverage"] for m in data["models"] if (m["interval"], m["share"]) == (r["interval"], 0.5)]
+            assert len(mine) == 4 and np.mean(mine) == pytest.approx(r["coverage"])
     assert "| latent | 0.5 |" in capsys.readouterr().out
 
 
