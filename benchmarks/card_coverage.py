@@ -87,21 +87,23 @@ def card_population(pop: real_coverage.Population, pattern: str, min_labels: int
     return real_coverage.Population(FIELD, pop.tables, pop.jury, labels, truth, rows), card_labels
 
 
+def _providers(tables: PpiTables) -> dict[str, str]:
+    """model -> its provider, to tell a judge's own models apart."""
+    return dict(zip(tables.predictions["model"], tables.predictions["provider"], strict=True))
+
+
 def card_of(tables: PpiTables, labels: pd.DataFrame) -> Card:
     """Each judge's card from its verdicts in ``tables`` on the rows ``labels`` labels."""
-    providers = dict(zip(tables.predictions["model"], tables.predictions["provider"], strict=True))
-    return estimate_card(tables.judgments, labels, providers)
+    return estimate_card(tables.judgments, labels, _providers(tables))
 
 
 def card_rows(pop: real_coverage.Population, card: Card, pattern: str | None) -> pd.DataFrame:
     """(riddle_id, model, predicted) of every judged row (labelled or not: the class shares' EM reads them all) under
     ``card``, on the riddles not matching ``pattern`` (every riddle when it is None)."""
-    tables = pop.tables
-    providers = dict(zip(tables.predictions["model"], tables.predictions["provider"], strict=True))
-    judgments = tables.judgments
+    judgments = pop.tables.judgments
     if pattern is not None:
         judgments = judgments[~riddle_set(judgments["riddle_id"], pattern).to_numpy()]
-    return card_predictions(judgments, providers, card)
+    return card_predictions(judgments, _providers(pop.tables), card)
 
 
 def repeat_intervals(pop: real_coverage.Population, card_labels: pd.DataFrame, started: pd.DataFrame,

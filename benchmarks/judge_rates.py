@@ -82,6 +82,11 @@ def file_verdicts(path: str, split: str) -> pd.DataFrame:
     return verdicts
 
 
+def _predictions(verdicts: pd.DataFrame) -> int:
+    """How many labelled predictions ``verdicts`` are about."""
+    return int(verdicts[["riddle_id", "model"]].drop_duplicates().shape[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     verdicts = file_verdicts(args.file, args.split)
@@ -90,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = verdicts.assign(set=riddle_set(verdicts["riddle_id"], args.sets),
                                half=verdicts["riddle_id"].isin(half))
     in_set = verdicts.drop_duplicates(["riddle_id", "model"])["set"]
-    print(f"{args.file}: {len(verdicts)} verdicts on {verdicts[['riddle_id', 'model']].drop_duplicates().shape[0]} "
+    print(f"{args.file}: {len(verdicts)} verdicts on {_predictions(verdicts)} "
           f"labelled predictions, {verdicts['judge'].nunique()} judges, {verdicts['model'].nunique()} models; "
           f"riddle set {args.sets!r}: {int(in_set.sum())} of them")
     out: dict[str, object] = {"file": str(args.file), "sets": args.sets}
@@ -99,17 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         other = file_verdicts(args.against, args.against_split)
         both = pd.concat([verdicts.assign(file="file"), other.assign(file="against")], ignore_index=True)
         both = both[both["judge"].isin(set(verdicts["judge"]) & set(other["judge"]))]
-        print(f"against {args.against}: {len(other)} verdicts on "
-              f"{other[['riddle_id', 'model']].drop_duplicates().shape[0]} labelled predictions")
+        print(f"against {args.against}: {len(other)} verdicts on {_predictions(other)} labelled predictions")
         comparisons.append(("files", "file", both))
         out["against"] = str(args.against)
-    for name, by, verdicts in comparisons:
-        table = spreads(verdicts, by)
+    for name, by, frame in comparisons:
+        table = spreads(frame, by)
         total: dict[str, Any] = dict(pooled(table))
         print(f"\nbetween {name}: X^2 / df {total['ratio']:.2f} ({total['x2']:.1f} on {total['df']}, "
               f"z {total['z']:+.1f}), median tau {total['median_tau']:.2f}")
         for spread in SPREADS:
-            drawn = simulated_ratios(verdicts, by, spread, args.repeats, args.seed)
+            drawn = simulated_ratios(frame, by, spread, args.repeats, args.seed)
             total[f"spread_{spread}"] = {"median": float(np.median(drawn)), "p05": float(np.quantile(drawn, 0.05)),
                                          "p95": float(np.quantile(drawn, 0.95)),
                                          "at_least_observed": float(np.mean(drawn >= total["ratio"]))}
