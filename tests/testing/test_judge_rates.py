@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import PPI_LLM_FILE
+from sideways.core.errors import SchemaError
 from sideways.testing.judge_rates import heterogeneity, labelled_verdicts, pooled, simulated_ratios, spreads
 
 
@@ -118,3 +119,11 @@ def test_a_broken_regular_expression_is_refused_in_one_line(capsys):
     with pytest.raises(SystemExit):
         judge_rates.main(["--sets", "W("])
     assert "not a regular expression: 'W('" in capsys.readouterr().err
+
+
+def test_a_broken_file_to_compare_against_is_named_and_nothing_is_written(tmp_path):
+    broken, out = tmp_path / "broken.jsonl", tmp_path / "rates.json"
+    broken.write_text('{"riddle_id": "001-1"}\n')
+    with pytest.raises(SchemaError, match="broken.jsonl: missing required column"):
+        judge_rates.main(["--repeats", "2", "--against", str(broken), "--json", str(out)])
+    assert not out.exists()
