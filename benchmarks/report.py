@@ -116,6 +116,10 @@ def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], lis
             page.goto(index.as_uri())
             page.wait_for_selector("#lb-table tbody tr")
             first.append(page.evaluate("performance.getEntriesByName('sideways:first-render')[0].startTime"))
+            # the paint entry lands when the frame is presented, which on a loaded machine can be after
+            # the table's rows exist: wait for it rather than read an entry that is not there yet
+            page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0",
+                                   timeout=30_000)
             paint.append(page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime"))
             t0 = time.perf_counter()
             page.click("#tabs button[data-tab=explorer]")
