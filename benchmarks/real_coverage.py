@@ -92,17 +92,23 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 class Tally:
     """Coverage and half-widths of one interval at one share, overall and per model."""
 
-    covered: int = 0
-    intervals: int = 0
     failed: int = 0
     half_widths: list[float] = field(default_factory=list)
     model_covered: Counter[str] = field(default_factory=Counter)
     model_intervals: Counter[str] = field(default_factory=Counter)
 
+    @property
+    def covered(self) -> int:
+        """Intervals that covered the truth, every model's."""
+        return sum(self.model_covered.values())
+
+    @property
+    def intervals(self) -> int:
+        """Intervals tallied, every model's."""
+        return sum(self.model_intervals.values())
+
     def add(self, model: str, covered: bool, half_width: float) -> None:
         """One interval of ``model``: whether it covered the truth, and its half-width (a fraction)."""
-        self.covered += bool(covered)
-        self.intervals += 1
         self.half_widths.append(float(half_width))
         self.model_covered[model] += bool(covered)
         self.model_intervals[model] += 1
