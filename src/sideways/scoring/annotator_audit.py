@@ -73,8 +73,8 @@ class AnnotatorAudit:
         for f in self.flagged:
             r = self.error[f]
             agree = self.agreement[f]
-            told = "" if agree is None else f", agrees with the second annotator on {100 * agree:.0f}%"
-            parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}] against the others' "
+            told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
+            parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}], others' median "
                          f"{100 * self.reference[f]:.1f}%{told}")
         return "; ".join(parts)
 

@@ -1,0 +1,123 @@
+"""The raters' audit as the commands print it: every annotator (``sideways annotate stats``) and every judge
+(``sideways show --judges``), read from the split's tables the pipeline wrote (docs/method.md §6, "Raters
+audited")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from sideways.annotation.log import Event, labels
+from sideways.artifacts import paths
+from sideways.artifacts.io import read_table, read_tables
+from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS
+from sideways.config.params import Params
+from sideways.core.errors import SidewaysError
+from sideways.scoring.annotator_audit import AnnotatorAudit, Rate, audit_annotators, label_rows
+from sideways.scoring.judge_audit import audit_judges, posterior_rows
+
+
+def split_tables(params: Params, split: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(jury, judgments) of ``split``, over the models that take it and have judgments."""
+    if not paths.jury(split).exists():
+        raise SidewaysError(f"{paths.jury(split)}: not computed yet; run `dvc repro` first (the audit reads the "
+                            f"panels' verdicts)")
+    jury = read_table(paths.jury(split), JURY)
+    found = [paths.judgments(split, m.key) for m in params.models_taking(split)
+             if paths.judgments(split, m.key).exists()]
+    return jury, read_tables(found, JUDGMENTS, f"{split} judgments")
+
+
+def event_labels(events: Iterable[Event]) -> pd.DataFrame:
+    """The label log's surviving labels, every annotator's, in file order (:func:`label_rows`)."""
+    rows = [{"riddle_id": e.riddle_id, "model": e.model, "annotator": e.annotator,
+             "human_answer_correct": e.record.get("human_answer_correct"),
+             "human_justification_correct": e.record.get("human_justification_correct")} for e in labels(events)]
+    keep = [r for r in rows if isinstance(r["human_answer_correct"], bool)
+            and isinstance(r["human_justification_correct"], bool)]
+    return label_rows(pd.DataFrame(keep))
+
+
+def _rate(r: Rate) -> str:
+    return f"{100 * r.mean:4.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
+
+
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.0f}%"
+
+
+def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
+    """The annotators' table and one line per flagged annotator, each line under 120 columns."""
+    if not audits:
+        return ["no label yet: nothing to audit"]
+    width = min(24, max(len("annotator"), *(len(a.annotator) for a in audits)))
+    out = [f"{'annotator':<{width}} {'labels':>6} {'double':>6} {'agree a/j':>11}  "
+           f"{'answer error':<22} justification error"]
+    for a in audits:
+        agree = f"{_share(a.agreement['answer'])}/{_share(a.agreement['justification'])}"
+        name = a.annotator if len(a.annotator) <= width else a.annotator[: width - 1] + "~"
+        flag = "  FLAGGED" if a.flagged else ""
+        out.append(f"{name:<{width}} {a.labels:>6} {a.double:>6} {agree:>11}  {_rate(a.error['answer']):<22} "
+                   f"{_rate(a.error['justification']):<22}{flag}".rstrip())
+    for a in audits:
+        if a.flagged:
+            out.append(f"flagged: {a.annotator[:40]}: {a.evidence()}"[:116])
+    return out
+
+
+def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
+    """``annotate stats``'s audit: per annotator, agreement and the latent posterior's error rates."""
+    print("\nannotators audited (error rates from the latent posterior fitted without each one's labels,\n95% "
+          "intervals; flagged: the interval's lower end above twice the others' median rate):")
+    try:
+        jury, judgments = split_tables(params, split)
+    except SidewaysError as e:
+        print(f"  {e}")
+        return
+    audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split)
+    print("\n".join("  " + line for line in annotator_lines(audits)))
+
+
+def judge_table(audit: pd.DataFrame) -> list[str]:
+    """Per judge and group: answer and justification sensitivity and specificity with their 95% intervals."""
+    cell = {(r.judge, r.group, r.value, r.field, r.measure): f"{r.estimate:.2f} [{r.lo:.2f}, {r.hi:.2f}]"
+            for r in audit.itertuples()}
+    cols = [("answer", "sensitivity"), ("answer", "specificity"), ("justification", "sensitivity"),
+            ("justification", "specificity")]
+    out = [f"{'judge':<20} {'rows':<20} {'answer sens':<18} {'answer spec':<18} {'justif. sens':<18} justif. spec"]
+    for (judge, group, value), _ in audit.groupby(["judge", "group", "value"], sort=False):
+        label = "all" if group == "all" else f"{'model of ' if group == 'provider' else 'reply '}{value}"
+        out.append(f"{judge[:20]:<20} {label[:20]:<20} " + " ".join(f"{cell.get((judge, group, value, *c), '-'):<18}"
+                                                                     for c in cols).rstrip())
+    return out
+
+
+def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
+    """The judges' audit of ``split`` from the pipeline's tables (:func:`sideways.scoring.judge_audit.audit_judges`),
+    rows ordered by judge, then all, provider, length."""
+    jury, judgments = split_tables(params, split)
+    labels = read_table(paths.annotations(split), ANNOTATIONS) if paths.annotations(split).exists() else None
+    annotations = labels if labels is not None else pd.DataFrame(columns=ANNOTATIONS.names)
+    rates = posterior_rows(jury, judgments, annotations, seed=params.seed, stream=split)
+    predictions = _predictions(params, split)
+    out = audit_judges(rates, jury, judgments, predictions)
+    order = {"all": 0, "provider": 1, "length": 2}
+    return out.sort_values(["judge", "group"], key=lambda s: s.map(order) if s.name == "group" else s,
+                           kind="stable").reset_index(drop=True)
+
+
+def _predictions(params: Params, split: str) -> pd.DataFrame | None:
+    found: list[Path] = [paths.predictions(split, m.key) for m in params.models_taking(split)
+                         if paths.predictions(split, m.key).exists()]
+    return read_tables(found, PREDICTIONS, f"{split} predictions") if found else None
+
+
+def print_judges(params: Params) -> int:
+    """``sideways show --judges``: per split, every judge's rates as the latent posterior sees them."""
+    for split in params.splits:
+        print(f"\n{split} split: judges audited (the latent posterior's rates against the truth it infers, 95% "
+              f"intervals;\nrows: every graded reply, the models of one provider, the thirds of replies by length)\n")
+        print("\n".join(judge_table(judge_audit_frame(params, split))))
+    return 0
