@@ -55,7 +55,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=10, help="runs (default: 10)")
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--riddles", type=int, default=120, help="riddles of the split (default: 120)")
-    p.add_argument("--share", type=float, nargs="+", default=[0.25, 0.5, 1.0], help="label shares (default: 0.25 0.5 1)")
+    p.add_argument("--share", type=float, nargs="+", default=[0.25, 0.5, 0.75],
+                   help="label shares (default: 0.25 0.5 0.75)")
     p.add_argument("--justification", type=float, help="every model's P(gold justification | right answer)")
     p.add_argument("--rate", type=float, default=0.05, help="the random annotator's flip rate per field")
     p.add_argument("--double", type=float, default=0.1, help="share of predictions labelled twice (default: 0.1)")
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {bad:<11} biases a score past its half-width in {sum(biases)} of {len(runs)} runs "
                   f"(largest move / half-width, median {_median([r['bias'][bad] for r in runs]):.2f}); flagged in "
                   f"{sum(flags)} of {len(runs)} ({both} of the {sum(biases)} it biases); error a/j "
-                  f"{_median([e['answer'][0] for e in rate]):.3f} / {_median([e['justification'][0] for e in rate]):.3f}")
+                  f"{_median([e['answer'][0] for e in rate]):.3f} / "
+                  f"{_median([e['justification'][0] for e in rate]):.3f}")
         careful = [p.name for p in people if p.kind == "careful"]
         false = sum(bool(r["audit"][c]["flagged"]) for r in runs for c in careful)
         print(f"  careful     flagged {false} of {len(runs) * len(careful)} (false flags)")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import ROOT
 from helpers.audit_project import sim_params
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import raw_params
@@ -16,7 +17,6 @@ from sideways.scoring.annotator_audit import FLAG_RATIO, audit_annotators, label
 from sideways.sources.demo import load_demo
 from sideways.testing.annotators import relabel, team
 from sideways.testing.coverage import simulate_run, split_riddles
-from helpers import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -82,12 +82,13 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
 
 def judge_table(audit: pd.DataFrame) -> list[str]:
     """Per judge and group: answer and justification sensitivity and specificity with their 95% intervals."""
-    cell = {(r.judge, r.group, r.value, r.field, r.measure): f"{r.estimate:.2f} [{r.lo:.2f}, {r.hi:.2f}]"
-            for r in audit.itertuples()}
+    cell = {(str(r.judge), str(r.group), str(r.value), str(r.field), str(r.measure)):
+            f"{r.estimate:.2f} [{r.lo:.2f}, {r.hi:.2f}]" for r in audit.itertuples()}
     cols = [("answer", "sensitivity"), ("answer", "specificity"), ("justification", "sensitivity"),
             ("justification", "specificity")]
     out = [f"{'judge':<20} {'rows':<20} {'answer sens':<18} {'answer spec':<18} {'justif. sens':<18} justif. spec"]
-    for (judge, group, value), _ in audit.groupby(["judge", "group", "value"], sort=False):
+    for judge, group, value in audit[["judge", "group", "value"]].drop_duplicates().itertuples(index=False):
+        judge, group, value = str(judge), str(group), str(value)
         label = "all" if group == "all" else f"{'model of ' if group == 'provider' else 'reply '}{value}"
         out.append(f"{judge[:20]:<20} {label[:20]:<20} " + " ".join(f"{cell.get((judge, group, value, *c), '-'):<18}"
                                                                      for c in cols).rstrip())
