@@ -29,7 +29,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from sideways.annotation.agreement import cohen_kappa
 from sideways.scoring import latent_class
 from sideways.scoring.ppi import FloatArray
 
@@ -56,13 +55,13 @@ class Rate:
 @dataclass(frozen=True)
 class AnnotatorAudit:
     """One annotator: ``labels`` read (rows with a jury verdict), ``double`` predictions another annotator labelled
-    too, per field the share agreeing there and Cohen's kappa, the error rates, and the fields flagged."""
+    too, per field the share agreeing there (Cohen's kappa per pair: :mod:`sideways.annotation.agreement`), the error
+    rates, and the fields flagged."""
 
     annotator: str
     labels: int
     double: int
     agreement: dict[str, float | None]
-    kappa: dict[str, float | None]
     error: dict[str, Rate]
     flagged: tuple[str, ...]
     reference: dict[str, float]
@@ -138,19 +137,17 @@ def _summary(weights: FloatArray) -> Rate:
     return Rate(float((weights * GRID).sum()), quantile(0.025), quantile(0.975))
 
 
-def _agreement(rows: pd.DataFrame, annotator: str) -> tuple[int, dict[str, float | None], dict[str, float | None]]:
-    """Predictions ``annotator`` labelled that another labelled too (the first other label), the share agreeing
-    per field and Cohen's kappa of ``annotator`` against the others."""
+def _agreement(rows: pd.DataFrame, annotator: str) -> tuple[int, dict[str, float | None]]:
+    """Predictions ``annotator`` labelled that another labelled too (the first other label), and the share agreeing
+    per field."""
     mine = rows[rows["annotator"] == annotator].drop_duplicates(["riddle_id", "model"])
     other = rows[rows["annotator"] != annotator].drop_duplicates(["riddle_id", "model"])
     both = mine.merge(other, on=["riddle_id", "model"], suffixes=("", "_other"))
     share: dict[str, float | None] = {}
-    kappa: dict[str, float | None] = {}
     for f, col in FIELDS.items():
         x, y = both[col].astype(bool).tolist(), both[f"{col}_other"].astype(bool).tolist()
         share[f] = (sum(p == q for p, q in zip(x, y, strict=True)) / len(x)) if x else None
-        kappa[f] = cohen_kappa(x, y)
-    return len(both), share, kappa
+    return len(both), share
 
 
 def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFrame, *, seed: int,
@@ -182,8 +179,8 @@ def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.Dat
                      for f in FIELDS}
         flagged = tuple(f for f in FIELDS if count and not math.isnan(reference[f])
                         and error[f].lo > FLAG_RATIO * reference[f])
-        double, share, kappa = _agreement(rows, name)
-        out.append(AnnotatorAudit(name, count, double, share, kappa, error, flagged, reference))
+        double, share = _agreement(rows, name)
+        out.append(AnnotatorAudit(name, count, double, share, error, flagged, reference))
     return out
 
 
