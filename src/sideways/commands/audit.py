@@ -4,67 +4,20 @@ audited")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
-from sideways.annotation.log import Event, labels
+from sideways.annotation.log import Event
+from sideways.annotation.rater_labels import event_labels
+from sideways.annotation_app.audit_field import split_tables
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables
-from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS
+from sideways.artifacts.schema import ANNOTATIONS, PREDICTIONS
 from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
-from sideways.scoring.annotator_audit import AnnotatorAudit, Rate, audit_annotators, label_rows
+from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
 from sideways.scoring.judge_audit import audit_judges, posterior_rows
-
-
-def split_tables(params: Params, split: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(jury, judgments) of ``split``, over the models that take it and have judgments."""
-    if not paths.jury(split).exists():
-        raise SidewaysError(f"{paths.jury(split)}: not computed yet; run `dvc repro` first (the audit reads the "
-                            f"panels' verdicts)")
-    jury = read_table(paths.jury(split), JURY)
-    found = [paths.judgments(split, m.key) for m in params.models_taking(split)
-             if paths.judgments(split, m.key).exists()]
-    return jury, read_tables(found, JUDGMENTS, f"{split} judgments")
-
-
-def event_labels(events: Iterable[Event]) -> pd.DataFrame:
-    """The label log's surviving labels, every annotator's, in file order (:func:`label_rows`)."""
-    rows = [{"riddle_id": e.riddle_id, "model": e.model, "annotator": e.annotator,
-             "human_answer_correct": e.record.get("human_answer_correct"),
-             "human_justification_correct": e.record.get("human_justification_correct")} for e in labels(events)]
-    keep = [r for r in rows if isinstance(r["human_answer_correct"], bool)
-            and isinstance(r["human_justification_correct"], bool)]
-    return label_rows(pd.DataFrame(keep))
-
-
-def _rate(r: Rate) -> str:
-    return f"{100 * r.mean:4.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
-
-
-def _share(v: float | None) -> str:
-    return "n/a" if v is None else f"{100 * v:.0f}%"
-
-
-def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
-    """The annotators' table and one line per flagged annotator, each line under 120 columns."""
-    if not audits:
-        return ["no label yet: nothing to audit"]
-    width = min(24, max(len("annotator"), *(len(a.annotator) for a in audits)))
-    out = [f"{'annotator':<{width}} {'labels':>6} {'double':>6} {'agree a/j':>11}  "
-           f"{'answer error':<22} justification error"]
-    for a in audits:
-        agree = f"{_share(a.agreement['answer'])}/{_share(a.agreement['justification'])}"
-        name = a.annotator if len(a.annotator) <= width else a.annotator[: width - 1] + "~"
-        flag = "  FLAGGED" if a.flagged else ""
-        out.append(f"{name:<{width}} {a.labels:>6} {a.double:>6} {agree:>11}  {_rate(a.error['answer']):<22} "
-                   f"{_rate(a.error['justification']):<22}{flag}".rstrip())
-    for a in audits:
-        if a.flagged:
-            out.append(f"flagged: {a.annotator[:40]}: {a.evidence()}"[:116])
-    return out
 
 
 def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
@@ -72,7 +25,7 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
     print("\nannotators audited (error rates from the latent posterior fitted without each one's labels,\n95% "
           "intervals; flagged: the interval's lower end above twice the others' median rate):")
     try:
-        jury, judgments = split_tables(params, split)
+        jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
     except SidewaysError as e:
         print(f"  {e}")
         return
@@ -98,7 +51,7 @@ def judge_table(audit: pd.DataFrame) -> list[str]:
 def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
     """The judges' audit of ``split`` from the pipeline's tables (:func:`sideways.scoring.judge_audit.audit_judges`),
     rows ordered by judge, then all, provider, length."""
-    jury, judgments = split_tables(params, split)
+    jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
     labels = read_table(paths.annotations(split), ANNOTATIONS) if paths.annotations(split).exists() else None
     annotations = labels if labels is not None else pd.DataFrame(columns=ANNOTATIONS.names)
     rates = posterior_rows(jury, judgments, annotations, seed=params.seed, stream=split)

@@ -194,3 +194,30 @@ def _prior_weights() -> FloatArray:
 
 def _median(values: Sequence[float]) -> float:
     return float(np.median(values)) if values else math.nan
+
+
+def _rate(r: Rate) -> str:
+    return f"{100 * r.mean:4.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
+
+
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.0f}%"
+
+
+def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
+    """The annotators' table and one line per flagged annotator, each line under 120 columns."""
+    if not audits:
+        return ["no label yet: nothing to audit"]
+    width = min(24, max(len("annotator"), *(len(a.annotator) for a in audits)))
+    out = [f"{'annotator':<{width}} {'labels':>6} {'double':>6} {'agree a/j':>11}  "
+           f"{'answer error':<22} justification error"]
+    for a in audits:
+        agree = f"{_share(a.agreement['answer'])}/{_share(a.agreement['justification'])}"
+        name = a.annotator if len(a.annotator) <= width else a.annotator[: width - 1] + "~"
+        flag = "  FLAGGED" if a.flagged else ""
+        out.append(f"{name:<{width}} {a.labels:>6} {a.double:>6} {agree:>11}  {_rate(a.error['answer']):<22} "
+                   f"{_rate(a.error['justification']):<22}{flag}".rstrip())
+    for a in audits:
+        if a.flagged:
+            out.append(f"flagged: {a.annotator[:40]}: {a.evidence()}"[:116])
+    return out
