@@ -31,6 +31,9 @@ def split_tables(split: str, models: list[str], root: Path = Path(".")) -> tuple
                             f"panels' verdicts)")
     jury = read_table(root / paths.jury(split), JURY)
     found = [root / paths.judgments(split, m) for m in models if (root / paths.judgments(split, m)).exists()]
+    if not found:
+        raise SidewaysError(f"{paths.judgments(split, 'x').parent}: no judgments yet; run `dvc repro` first (the "
+                            f"audit reads the panels' verdicts)")
     return jury, read_tables(found, JUDGMENTS, f"{split} judgments")
 
 

@@ -26,10 +26,10 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
           "intervals; flagged: the interval's lower end above twice the others' median rate):")
     try:
         jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
-    except SidewaysError as e:
+        audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split)
+    except SidewaysError as e:  # no verdicts yet (a CalibrationError too): one line, the rest of stats stands
         print(f"  {e}")
         return
-    audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split)
     print("\n".join("  " + line for line in annotator_lines(audits)))
 
 
