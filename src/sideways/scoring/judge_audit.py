@@ -67,10 +67,11 @@ def _interval(yes: FloatArray, total: FloatArray) -> tuple[float, float, float]:
             + (latent_class.lgamma(a + b) - latent_class.lgamma(a) - latent_class.lgamma(b))[:, None])
     dens = np.exp(logs).mean(axis=0)
     cdf = np.cumsum(dens) / dens.sum()
-    lo, hi = _GRID[min(int(np.searchsorted(cdf, 0.025)), len(_GRID) - 1)], _GRID[
-        min(int(np.searchsorted(cdf, 0.975)), len(_GRID) - 1)]
+    half = 0.5 / len(_GRID)  # each point stands for its cell: the interval runs from the cell's low to high edge
+    lo = _GRID[min(int(np.searchsorted(cdf, 0.025)), len(_GRID) - 1)] - half
+    hi = _GRID[min(int(np.searchsorted(cdf, 0.975)), len(_GRID) - 1)] + half
     mean = float(np.mean(yes / np.maximum(total, 1e-12)))
-    return mean, float(lo), float(hi)
+    return mean, max(0.0, float(lo)), min(1.0, float(hi))
 
 
 def length_thirds(predictions: pd.DataFrame) -> pd.DataFrame:
