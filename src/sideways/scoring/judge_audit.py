@@ -53,10 +53,12 @@ class JudgeRates:
 
 def posterior_rows(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, *, seed: int,
                    stream: str) -> JudgeRates:
-    """The latent-class model's draws of each row's truth per field (one chain: both fields read the same draws)."""
+    """The latent-class model's draws of each row's truth per field (one chain, both fields read from its classes)."""
     rows = latent_class.table_evidence(jury, judgments, annotations)
-    right = {f: latent_class.sample(rows.evidence, name, seed=seed, stream=f"{stream}\x1fjudges").right
-             for f, (_, name) in FIELDS.items()}
+    draws = latent_class.sample(rows.evidence, "both_correct", seed=seed, stream=f"{stream}\x1fjudges",
+                                keep_classes=True)
+    assert draws.row_classes is not None
+    right = {f: draws.row_classes[:, :, list(latent_class.RIGHT[name])].sum(axis=2) for f, (_, name) in FIELDS.items()}
     return JudgeRates(rows.keys, right)
 
 
