@@ -7,12 +7,14 @@ import subprocess
 import sys
 
 import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers.audit_project import audit_project
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import JUDGMENTS
 from sideways.cli import main
-from sideways.commands.judge_diff import changed_judges
+from sideways.commands.judge_diff import _frame, changed_judges
 
 
 def _git(project, *args):
@@ -57,3 +59,11 @@ def test_changed_judges_reads_only_intervals_apart():
                      columns=cols)
     assert changed_judges(a, b) == ["j1: answer specificity 0.90 [0.85, 0.94] -> 0.50 [0.40, 0.60]"]
 
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(max_size=200))
+def test_a_version_table_of_any_bytes_is_a_frame_or_nothing(data):
+    """A version's file is data: bytes that are no Parquet table read as None (the diff then skips the judges)."""
+    assert _frame(data) is None or isinstance(_frame(data), pd.DataFrame)
+    assert _frame("missing at HEAD") is None

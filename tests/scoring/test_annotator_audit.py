@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from helpers import ROOT
 from helpers.audit_project import sim_params
 from sideways.annotation.labels import seeded_sample, simulate_labels
+from sideways.annotation.log import replay
+from sideways.annotation.rater_labels import event_labels
 from sideways.config.params import raw_params
 from sideways.scoring.annotator_audit import FLAG_RATIO, audit_annotators, label_rows
 from sideways.sources.demo import load_demo
@@ -76,3 +78,28 @@ def test_label_rows_keeps_exactly_the_complete_labels(records):
     assert len(out) == len(complete)
     assert list(out["annotator"]) == [r["annotator"] or "" for r in complete]
     assert list(out["human_answer_correct"]) == [r["human_answer_correct"] for r in complete]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"riddle_id": st.sampled_from(["r1", "r2", "r3"]),
+                                       "model": st.sampled_from(["m1", "m2"]),
+                                       "annotator": st.sampled_from(["ana", "bob", "<b>x</b>"]),
+                                       "action": st.sampled_from(["label", "label", "skip"]),
+                                       "human_answer_correct": values,
+                                       "human_justification_correct": values}), max_size=12))
+def test_event_labels_reads_any_label_log(records):
+    """The label log's surviving labels as the audit reads them: only whole boolean labels, in file order."""
+    seen, kept, lines = set(), [], []
+    for i, r in enumerate(records):  # the log refuses a second label of one prediction by one annotator
+        key = (r["riddle_id"], r["model"], r["annotator"])
+        if key not in seen:
+            seen.add(key)
+            kept.append(r)
+            lines.append(i + 1)
+    frame = event_labels(replay(kept, lines, "labels.jsonl"))
+    whole = [r for r in kept if r["action"] == "label" and isinstance(r["human_answer_correct"], bool)
+             and isinstance(r["human_justification_correct"], bool)]
+    assert list(frame.columns) == ["riddle_id", "model", "annotator", "human_answer_correct",
+                                   "human_justification_correct"]
+    assert frame.to_dict("records") == [{k: r[k] for k in frame.columns} for r in whole]
+    assert label_rows(frame).shape[0] == len(whole)
