@@ -3,12 +3,14 @@ of every annotator, as lines the page shows, recomputed in the background when t
 
 Why in the background: the audit fits the latent-class model once per annotator (seconds on a large split), and
 the progress answer goes with every label saved. The page gets the last finished audit and the label count it
-read; a newer one starts when the count moved, one at a time.
+read; a newer one starts when the count moved, one at a time and at most one every :data:`EVERY` seconds (a busy
+app does not keep a core fitting).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,9 @@ from sideways.artifacts.io import read_table, read_tables
 from sideways.artifacts.schema import JUDGMENTS, JURY
 from sideways.core.errors import SidewaysError
 from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
+
+#: The fewest seconds between the starts of two audits.
+EVERY = 15.0
 
 
 def split_tables(split: str, models: list[str], root: Path = Path(".")) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -46,14 +51,16 @@ class AuditField:
         self.done: dict[str, Any] = {"labels": None, "lines": ["annotators audited: computing"]}
         self.asked: int | None = None
         self.running = False
+        self.started = -EVERY
         self.tables: tuple[pd.DataFrame, pd.DataFrame] | None = None
 
     def field(self, events: list[Event]) -> dict[str, Any]:
         """The last finished audit; starts a new one when the labels are not those it read."""
         frame = event_labels(events)
         with self.lock:
-            if len(frame) != self.asked and not self.running:
-                self.asked, self.running = len(frame), True
+            now = time.monotonic()
+            if len(frame) != self.asked and not self.running and now - self.started >= EVERY:
+                self.asked, self.running, self.started = len(frame), True, now
                 threading.Thread(target=self._compute, args=(frame,), daemon=True).start()
             return dict(self.done)
 
