@@ -34,17 +34,23 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
 
 
 def judge_table(audit: pd.DataFrame) -> list[str]:
-    """Per judge and group: answer and justification sensitivity and specificity with their 95% intervals."""
+    """Per judge and group: answer and justification sensitivity and specificity with their 95% intervals; the judge
+    and group columns as wide as their longest entry, the whole line within 120 columns."""
     cell = {(str(r.judge), str(r.group), str(r.value), str(r.field), str(r.measure)):
             f"{r.estimate:.2f} [{r.lo:.2f}, {r.hi:.2f}]" for r in audit.itertuples()}
     cols = [("answer", "sensitivity"), ("answer", "specificity"), ("justification", "sensitivity"),
             ("justification", "specificity")]
-    out = [f"{'judge':<20} {'rows':<20} {'answer sens':<18} {'answer spec':<18} {'justif. sens':<18} justif. spec"]
-    for judge, group, value in audit[["judge", "group", "value"]].drop_duplicates().itertuples(index=False):
-        judge, group, value = str(judge), str(group), str(value)
-        label = "all" if group == "all" else f"{'model of ' if group == 'provider' else 'reply '}{value}"
-        out.append(f"{judge[:20]:<20} {label[:20]:<20} " + " ".join(f"{cell.get((judge, group, value, *c), '-'):<18}"
-                                                                     for c in cols).rstrip())
+    groups = [(str(j), str(g), str(v)) for j, g, v in audit[["judge", "group", "value"]].drop_duplicates()
+              .itertuples(index=False)]
+    labels = ["all" if g == "all" else f"{'model of ' if g == 'provider' else 'reply '}{v}" for _, g, v in groups]
+    rows_w = min(24, max([len("rows"), *map(len, labels)]))
+    judge_w = min(120 - 2 - rows_w - 4 * 18 - 3, max([len("judge"), *(len(j) for j, _, _ in groups)]))
+    out = [f"{'judge':<{judge_w}} {'rows':<{rows_w}} {'answer sens':<18} {'answer spec':<18} {'justif. sens':<18} "
+           "justif. spec"]
+    for (judge, group, value), label in zip(groups, labels, strict=True):
+        name = judge if len(judge) <= judge_w else judge[: judge_w - 1] + "~"
+        out.append(f"{name:<{judge_w}} {label[:rows_w]:<{rows_w}} "
+                   + " ".join(f"{cell.get((judge, group, value, *c), '-'):<18}" for c in cols).rstrip())
     return out
 
 
