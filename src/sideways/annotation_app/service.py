@@ -21,6 +21,7 @@ from typing import Any
 
 from sideways.annotation.agreement import agreement
 from sideways.annotation.log import Event, ItemKey
+from sideways.annotation_app.audit_field import audit_field
 from sideways.annotation_app.items import Item
 from sideways.annotation_app.queue import Plan, State, eligible, next_item, progress
 from sideways.annotation_app.store import LabelStore
@@ -200,6 +201,7 @@ class LabelService:
         out["agreement"] = [
             {"annotators": list(a.annotators), "n": a.n, "kappa": a.kappa} for a in agreement(events)
         ]
+        out["audit"] = audit_field(self, events)  # the annotators' audit, refreshed in the background
         return out
 
     def progress(self) -> dict[str, Any]:

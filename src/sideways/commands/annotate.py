@@ -16,6 +16,7 @@ from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import RIDDLES, SPLITS
 from sideways.commands import Subparsers, add_params_option, run_alone
+from sideways.commands.audit import print_annotator_audit
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.core.jsonl import read_jsonl_numbered
@@ -175,6 +176,7 @@ def print_stats(params: Params, split: str) -> int:
     for a in agreement(events):
         print(f"{', '.join(a.annotators):<30}{a.n:>5}{_kappa(a.kappa['human_answer_correct']):>10}"
               f"{_kappa(a.kappa['human_justification_correct']):>15}")
+    print_annotator_audit(params, split, events)
     return 0
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
+from sideways.commands.judge_diff import judge_lines
 from sideways.commands.revisions import WORKSPACE, read_files
 from sideways.config.exam import EXAM_KEY
 from sideways.config.params import MODEL_KEY
@@ -273,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.md:
         print(render_md(ch, args.a, args.b, args.items), end="")
     else:
-        print(render_text(ch, args.a, args.b, args.items), end="")
+        print(render_text(ch, args.a, args.b, args.items) + judge_lines(args.a, args.b, args.seed), end="")
     return 0
 
 

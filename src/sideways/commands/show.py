@@ -12,6 +12,7 @@ from sideways.artifacts.failures import missing, read_failures, summary
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import SCORES
 from sideways.commands import Subparsers, add_params_option
+from sideways.commands.audit import print_judges
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.exams.results import format_exam_table
@@ -29,11 +30,14 @@ then what the paid stages cost on that split, then the exam's results per model.
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("show", help="print the leaderboards computed by dvc repro", description=DESCRIPTION)
     add_params_option(p)
+    p.add_argument("--judges", action="store_true", help="print every judge's rates instead (docs/method.md §6)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
+    if args.judges:
+        return print_judges(params)
     for split in params.splits:
         if not paths.scores(split).exists():
             raise SidewaysError(f"{paths.scores(split)}: not computed yet; run `dvc repro` first")

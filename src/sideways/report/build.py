@@ -10,6 +10,7 @@ from typing import Any
 from sideways.artifacts.failures import FailedJob
 from sideways.config.params import Params
 from sideways.report import analytics as an
+from sideways.report.audit import audit_summary
 from sideways.report.exam_page import exam_page
 from sideways.report.explorer import explorer
 from sideways.report.inputs import ExamTables, SplitTables
@@ -32,7 +33,8 @@ class Report:
     exam_files: dict[str, bytes] = field(default_factory=dict)
 
 
-def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]) -> dict[str, Any]:
+def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str], seed: int = 0,
+                    split: str = "") -> dict[str, Any]:
     """The analytics tab of one split."""
     riddle = t.riddles.set_index("riddle_id")
     by_riddle = outcomes["riddle_id"].map
@@ -46,6 +48,7 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
         "calibration": an.calibration_bins(t.jury, t.annotations, field),
         "costs": an.costs(t.predictions, t.judgments),
         "failures": an.failures(t.predictions, t.judgments, models),
+        "audit": audit_summary(t, seed, split),
     }
 
 
@@ -83,7 +86,7 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
         summary["splits"][split] = {
             "leaderboard": leaderboard_rows(t.scores, field),
             "models": taking,
-            "analytics": split_analytics(t, outcomes, field, taking),
+            "analytics": split_analytics(t, outcomes, field, taking, params.seed, split),
             "index": index,
             "chunks": len(chunks[split]),
             # the rank stage's table when it was made for these scores (it costs O(models^2) to redo)

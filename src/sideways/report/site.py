@@ -21,7 +21,7 @@ from sideways.report.js import to_js
 if TYPE_CHECKING:
     from sideways.report.build import Report
 
-ASSETS = ("index.html", "app.js", "style.css")
+ASSETS = ("index.html", "app.js", "audit.js", "style.css")
 
 
 def chunk_path(split: str, number: int) -> str:

@@ -198,13 +198,16 @@ class Draws:
     """``right[d, i]``: P(row i is right for the field | posterior draw d), a labelled row's given its label
     too; ``alpha[d]``: the draw's alpha; ``predicted[i]``: the mean over draws of what the model predicts for
     row i without its label; ``classes[i, c]`` the same for each class; ``label_error[d, f]``: the draw's
-    error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth)."""
+    error rate of the answer (f = 0) and justification (f = 1) labels (0 when labels are taken as the truth);
+    ``row_classes[d, i, c]`` (only when asked: draws x rows x classes) P(row i is in class c | draw d), a labelled
+    row's given its label too, from which any field's ``right`` follows (the judges' audit reads both fields)."""
 
     right: FloatArray
     alpha: FloatArray
     predicted: FloatArray
     classes: FloatArray
     label_error: FloatArray
+    row_classes: FloatArray | None = None
 
 
 def label_log_likelihood(label: IntArray, error: FloatArray) -> FloatArray:
@@ -493,10 +496,12 @@ class _Sampler:
 
 def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = BURN_IN,
            draws: int = DRAWS, states: int | None = None,
-           label_error: tuple[float, float] | None = LABEL_ERROR) -> Draws:
+           label_error: tuple[float, float] | None = LABEL_ERROR, keep_classes: bool = False) -> Draws:
     """Posterior draws of every row's probability of being right for ``field`` (module docstring);
     ``states`` riddle states (default :data:`STATES`; 1: every riddle graded as usual); ``label_error`` the
-    Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth)."""
+    Beta prior of each label field's error rate (default :data:`LABEL_ERROR`; None: a label is the truth);
+    ``keep_classes``: also every draw's class probabilities per row (:attr:`Draws.row_classes`; the draws are
+    the same either way)."""
     states = STATES if states is None else states
     if field not in RIGHT:
         raise CalibrationError(f"latent posterior: unknown field {field!r}")
@@ -519,6 +524,7 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
     probs = np.zeros((len(ev.label), CLASSES))
     with_label = np.zeros((len(ev.label), CLASSES)) if label_error is not None else None
     classes_mean, predicted = np.zeros((len(ev.label), CLASSES)), np.zeros(len(ev.label))
+    kept = np.zeros((draws, len(ev.label), CLASSES)) if keep_classes else None
     for _ in range(burn_in):
         sampler.sweep(state, None)
     for d in range(draws):
@@ -532,8 +538,12 @@ def sample(ev: Evidence, field: str, *, seed: int, stream: str, burn_in: int = B
         alphas[d] = state.alpha
         if state.error is not None:
             errors[d] = state.error
+        if kept is not None:
+            kept[d] = probs
+            kept[d, labelled] = (with_label[labelled] if with_label is not None
+                                 else np.eye(CLASSES)[ev.label[labelled]])
     return Draws(right=right, alpha=alphas, predicted=predicted / max(draws, 1),
-                 classes=classes_mean / max(draws, 1), label_error=errors)
+                 classes=classes_mean / max(draws, 1), label_error=errors, row_classes=kept)
 
 
 def count_pmf(right: FloatArray) -> FloatArray:

@@ -72,6 +72,7 @@ function renderProgress(p) {
   const k = (v) => (v === null ? "n/a" : v.toFixed(2));
   setText("kappa", all && all.n ? `Cohen's κ over ${all.n} double-labelled: answer ${k(all.kappa.human_answer_correct)}, ` +
     `justification ${k(all.kappa.human_justification_correct)}` : "Cohen's κ: no double-labelled prediction yet");
+  setText("audit", p.audit ? p.audit.lines.join("\n") + (p.audit.labels === null ? "" : `\n(audited at ${p.audit.labels} labels)`) : "");
 }
 
 async function load() {

@@ -232,6 +232,7 @@
       el("h2", {}, `Judges against the human labels (${D.header.field})`),
       table(["judge", "judge yes / human yes", "judge yes / human no", "judge no / human yes", "judge no / human no", "n", "agreement %", "Cohen's \u03ba"],
         a.judges.map((j) => [j.judge, j.tp, j.fp, j.fn, j.tn, j.n, fmt(j.agreement), j.kappa === null ? "\u2014" : fmt(j.kappa, 3)])),
+      ...(window.SIDEWAYS_AUDIT ? window.SIDEWAYS_AUDIT(a.audit, { el, table, fmt }) : []),
       el("h2", {}, "Calibration: human-positive rate per jury-score bin"),
       el("div", { class: "grid" }, el("div", {}, calibrationPlot(a.calibration)),
         el("div", {}, table(["jury score", "labelled", "human-positive", "rate %"], a.calibration.map((b) => [b.bin, b.n, b.positives, fmt(b.human_rate)])))),

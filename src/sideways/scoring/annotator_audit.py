@@ -1,0 +1,223 @@
+"""Every annotator audited: agreement with the second annotator, and the error rates the latent posterior gives
+each one (docs/method.md §6, "Raters audited").
+
+Why: the default posterior takes an annotator for one more rater whose label flips each field with a small
+rate, shared by every annotator (:data:`sideways.scoring.latent_class.LABEL_ERROR`). One careless annotator
+(a justification marked right whenever the answer is) then moves scores by more than their intervals while the
+shared rate barely moves. Read per annotator, the same model tells them apart.
+
+For annotator A: the latent-class model of the split (:func:`sideways.scoring.latent_class.sample`, default
+priors) is fitted on every label but A's, and each row A labelled gets its class probabilities from that fit
+(its panel, its model's shares, the riddle's state, the other annotators' labels). A's answer and justification
+error rates ``(e_a, e_j)`` then have the posterior
+
+    p(e_a, e_j | A's labels) ~ Beta(e_a; LABEL_ERROR) Beta(e_j; LABEL_ERROR)
+                                prod_i sum_c P(c_i = c) e_a^[a_i != a(c)] (1 - e_a)^[a_i == a(c)] e_j^... (1 - e_j)^...
+
+computed on a grid (:data:`GRID`), each field's marginal summarised by its mean and 95% equal-tailed interval. A's
+own labels never judge A. **The flag** (fixed before anything was measured): A is flagged on a field when the
+lower end of its 95% interval is above twice the median of the other annotators' posterior means on that field
+(with at least one other annotator): an error rate clearly at least double the typical annotator's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from sideways.scoring import latent_class
+from sideways.scoring.ppi import FloatArray
+
+#: The label fields audited: name -> label column.
+FIELDS = {"answer": "human_answer_correct", "justification": "human_justification_correct"}
+#: The grid of each field's error rate: 200 cell midpoints on [0, 0.5] (a rate above 1/2 is a rater who
+#: inverts labels, not one who errs).
+GRID = (np.arange(200) + 0.5) / 400
+#: The flag: the lower end of the 95% interval above this multiple of the others' median rate.
+FLAG_RATIO = 2.0
+#: Rows of the likelihood computed at once (memory: rows x grid x grid floats).
+_CHUNK = 64
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A posterior summary: mean and 95% equal-tailed interval."""
+
+    mean: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class AnnotatorAudit:
+    """One annotator: ``labels`` read (rows with a jury verdict), ``double`` predictions another annotator labelled
+    too, per field the share agreeing there (Cohen's kappa per pair: :mod:`sideways.annotation.agreement`), the error
+    rates, and the fields flagged."""
+
+    annotator: str
+    labels: int
+    double: int
+    agreement: dict[str, float | None]
+    error: dict[str, Rate]
+    flagged: tuple[str, ...]
+    reference: dict[str, float]
+
+    def evidence(self) -> str:
+        """One line saying why the annotator is flagged (empty when not)."""
+        parts = []
+        for f in self.flagged:
+            r = self.error[f]
+            agree = self.agreement[f]
+            told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
+            parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}], others' median "
+                         f"{100 * self.reference[f]:.1f}%{told}")
+        return "; ".join(parts)
+
+
+def label_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every label as (riddle_id, model, annotator, answer, justification) in the given order, labels missing a
+    field dropped; ``frame`` an ANNOTATIONS table or the label log's surviving labels."""
+    cols = ["riddle_id", "model", "annotator", *FIELDS.values()]
+    if not len(frame):
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+    out = frame.reindex(columns=cols)
+    out = out[out[FIELDS["answer"]].notna() & out[FIELDS["justification"]].notna()].copy()
+    out["annotator"] = out["annotator"].fillna("").astype(str)
+    for c in FIELDS.values():
+        out[c] = out[c].astype(bool)
+    return out.reset_index(drop=True)
+
+
+def _first_labels(rows: pd.DataFrame, keys: pd.DataFrame) -> np.ndarray:
+    """Each evidence row's label class from the first of ``rows`` on its prediction (-1: none)."""
+    first = rows.drop_duplicates(["riddle_id", "model"], keep="first")
+    merged = keys.merge(first, on=["riddle_id", "model"], how="left")
+    out = np.full(len(keys), -1, dtype=np.int64)
+    known = merged[FIELDS["answer"]].notna().to_numpy()
+    out[known] = latent_class.label_class(merged[FIELDS["answer"]][known], merged[FIELDS["justification"]][known])
+    return out
+
+
+def _marginals(classes: FloatArray, label: np.ndarray) -> tuple[Rate, Rate]:
+    """The answer and justification error rates' posterior on :data:`GRID` (module docstring)."""
+    c = np.arange(latent_class.CLASSES)
+    ma = (label[:, None] % 2) == (c[None, :] % 2)  # rows x classes: the answer label matches the class
+    mj = (label[:, None] // 2) == (c[None, :] // 2)
+    log_e, log_1e = np.log(GRID), np.log1p(-GRID)
+    a, b = latent_class.LABEL_ERROR if latent_class.LABEL_ERROR is not None else (1.0, 49.0)
+    prior = (a - 1) * log_e + (b - 1) * log_1e
+    logpost = prior[:, None] + prior[None, :]
+    for start in range(0, len(label), _CHUNK):
+        p = classes[start:start + _CHUNK]
+        fa = np.where(ma[start:start + _CHUNK, :, None], np.exp(log_1e), np.exp(log_e))  # rows x classes x grid
+        fj = np.where(mj[start:start + _CHUNK, :, None], np.exp(log_1e), np.exp(log_e))
+        like = np.einsum("rc,rca,rcb->rab", p, fa, fj)
+        logpost += np.log(np.maximum(like, 1e-300)).sum(axis=0)
+    w = np.exp(logpost - logpost.max())
+    w /= w.sum()
+    return _summary(w.sum(axis=1)), _summary(w.sum(axis=0))
+
+
+def _summary(weights: FloatArray) -> Rate:
+    """Mean and 95% equal-tailed interval of a distribution on :data:`GRID` (each point the middle of its cell)."""
+    cdf = np.cumsum(weights)
+    edges = np.arange(len(GRID) + 1) / (2 * len(GRID))
+
+    def quantile(q: float) -> float:
+        i = int(np.searchsorted(cdf, q))
+        i = min(i, len(GRID) - 1)
+        below = cdf[i - 1] if i else 0.0
+        inside = (q - below) / weights[i] if weights[i] > 0 else 0.0
+        return float(edges[i] + inside * (edges[i + 1] - edges[i]))
+
+    return Rate(float((weights * GRID).sum()), quantile(0.025), quantile(0.975))
+
+
+def _agreement(rows: pd.DataFrame, annotator: str) -> tuple[int, dict[str, float | None]]:
+    """Predictions ``annotator`` labelled that another labelled too (the first other label), and the share agreeing
+    per field."""
+    mine = rows[rows["annotator"] == annotator].drop_duplicates(["riddle_id", "model"])
+    other = rows[rows["annotator"] != annotator].drop_duplicates(["riddle_id", "model"])
+    both = mine.merge(other, on=["riddle_id", "model"], suffixes=("", "_other"))
+    share: dict[str, float | None] = {}
+    for f, col in FIELDS.items():
+        x, y = both[col].astype(bool).tolist(), both[f"{col}_other"].astype(bool).tolist()
+        share[f] = (sum(p == q for p, q in zip(x, y, strict=True)) / len(x)) if x else None
+    return len(both), share
+
+
+def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFrame, *, seed: int,
+                     stream: str) -> list[AnnotatorAudit]:
+    """Every annotator of ``labels`` (:func:`label_rows`) audited against one split's panels (module docstring),
+    sorted by name. Each annotator's fit is seeded by (seed, stream, annotator): the same inputs, the same bytes."""
+    rows = label_rows(labels)
+    if rows.empty:
+        return []
+    evidence = latent_class.table_evidence(jury, judgments, rows.drop_duplicates(["riddle_id", "model"]))
+    keys = evidence.keys
+    names = sorted(rows["annotator"].unique())
+    rates: dict[str, tuple[int, dict[str, Rate]]] = {}
+    for name in names:
+        others = rows[rows["annotator"] != name]
+        held = replace(evidence.evidence, label=_first_labels(others, keys))
+        mine = _first_labels(rows[rows["annotator"] == name], keys)
+        at = mine >= 0
+        if not at.any():
+            rates[name] = (0, {f: _summary(_prior_weights()) for f in FIELDS})
+            continue
+        draws = latent_class.sample(held, "both_correct", seed=seed, stream=f"{stream}\x1faudit\x1f{name}")
+        ea, ej = _marginals(draws.classes[at], mine[at])
+        rates[name] = (int(at.sum()), {"answer": ea, "justification": ej})
+    out = []
+    for name in names:
+        count, error = rates[name]
+        reference = {f: _median([rates[o][1][f].mean for o in names if o != name and rates[o][0] > 0])
+                     for f in FIELDS}
+        flagged = tuple(f for f in FIELDS if count and not math.isnan(reference[f])
+                        and error[f].lo > FLAG_RATIO * reference[f])
+        double, share = _agreement(rows, name)
+        out.append(AnnotatorAudit(name, count, double, share, error, flagged, reference))
+    return out
+
+
+def _prior_weights() -> FloatArray:
+    """The prior of one field's rate on :data:`GRID` (an annotator with no label read)."""
+    a, b = latent_class.LABEL_ERROR if latent_class.LABEL_ERROR is not None else (1.0, 49.0)
+    w = np.exp((a - 1) * np.log(GRID) + (b - 1) * np.log1p(-GRID))
+    out: FloatArray = w / w.sum()
+    return out
+
+
+def _median(values: Sequence[float]) -> float:
+    return float(np.median(values)) if values else math.nan
+
+
+def _rate(r: Rate) -> str:
+    return f"{100 * r.mean:4.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
+
+
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.0f}%"
+
+
+def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
+    """The annotators' table and one line per flagged annotator, each line under 120 columns."""
+    if not audits:
+        return ["no label yet: nothing to audit"]
+    width = min(24, max(len("annotator"), *(len(a.annotator) for a in audits)))
+    out = [f"{'annotator':<{width}} {'labels':>6} {'double':>6} {'agree a/j':>11}  "
+           f"{'answer error':<22} justification error"]
+    for a in audits:
+        agree = f"{_share(a.agreement['answer'])}/{_share(a.agreement['justification'])}"
+        name = a.annotator if len(a.annotator) <= width else a.annotator[: width - 1] + "~"
+        flag = "  FLAGGED" if a.flagged else ""
+        out.append(f"{name:<{width}} {a.labels:>6} {a.double:>6} {agree:>11}  {_rate(a.error['answer']):<22} "
+                   f"{_rate(a.error['justification']):<22}{flag}".rstrip())
+    for a in audits:
+        if a.flagged:
+            out.append(f"flagged: {a.annotator[:40]}: {a.evidence()}"[:116])
+    return out
