@@ -5,8 +5,8 @@ from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, write_json
 from sideways.artifacts.schema import ANNOTATIONS, JURY, SCORES
 from sideways.core import stage
-from sideways.scoring.leaderboard import headline, leaderboard_metrics, plot_rows
-from sideways.scoring.pairwise import pairwise, tie_label
+from sideways.scoring.leaderboard import headline, leaderboard_metrics, plot_rows, with_pairwise
+from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard
 
 
@@ -15,8 +15,7 @@ def main() -> None:
     ranked = rank_leaderboard(read_table(paths.scores(args.split), SCORES))
     pairs = pairwise(ranked, read_table(paths.jury(args.split), JURY),
                      read_table(paths.annotations(args.split), ANNOTATIONS))
-    ranked["tie_groups"] = [tie_label(pairs["tie_groups"][str(m)]) for m in ranked["model"]]
-    ranked["rank_set"] = ["{}-{}".format(*pairs["rank_sets"][str(m)]) for m in ranked["model"]]
+    ranked = with_pairwise(ranked, pairs)
     write_json(paths.leaderboard(args.split), leaderboard_metrics(ranked))
     write_json(paths.headline(args.split), headline(ranked))
     write_json(paths.pairwise(args.split), pairs, compact=True)  # 20,000 pairs at 200 models: one line

@@ -52,7 +52,7 @@ def test_first_run_writes_every_artifact(project):
         assert {"rank", "best_rank", "worst_rank", "score", "ci", "true_score", "covered"} <= set(entry)
         assert entry["best_rank"] <= entry["rank"] <= entry["worst_rank"]
     shown = run(project, "sideways", "show").stdout
-    assert "rank spread" in shown and "atlas-large" in shown
+    assert "rank set" in shown and "rank spread" not in shown and "atlas-large" in shown
     assert "cost on llm: $0.0000 (predict $0.0000, judge $0.0000)" in shown
 
 
