@@ -16,7 +16,7 @@ from helpers import project_params
 from sideways.exams.results import format_exam_table
 from sideways.report.build import build_report
 from sideways.scoring.display import bounds_pct, interval_cell, model_label, se_cell
-from sideways.scoring.leaderboard import format_table, plot_rows, with_pairwise
+from sideways.scoring.leaderboard import format_table, leaderboard_metrics, plot_rows, rank_set_view, with_pairwise
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard
 
@@ -120,3 +120,14 @@ def test_the_exam_table_of_a_one_question_exam_does_not_claim_certainty():
     shown = format_exam_table(metrics)
     assert "50.0 (n=1)" in shown and "± 0.0" not in shown
 
+
+
+def test_the_metrics_carry_the_rank_set_and_the_bounds_the_views_print(board):
+    """`dvc metrics show metrics/rank_sets_<split>.json` has one rank set per model, and the leaderboard
+    metrics the posterior's [lo, hi] as printed, not only its ± cover."""
+    _, _, ranked = board
+    metrics, view = leaderboard_metrics(ranked), rank_set_view(ranked)
+    assert view == {m: metrics[m]["rank_set"] for m in metrics} and all(re.fullmatch(r"\d+-\d+", s) for s in view.values())
+    for r in ranked.itertuples():
+        e = metrics[r.model]
+        assert (e["lo"], e["hi"]) == (e["posterior"]["lo"], e["posterior"]["hi"]) == bounds_pct(r.posterior_lo, r.posterior_hi)

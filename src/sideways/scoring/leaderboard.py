@@ -86,9 +86,10 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """``{model key: {rank, best_rank, worst_rank, score, ci, ..., published: {...}, posterior: {...}}}``.
 
     For ``dvc metrics show/diff``. ``score`` and ``ci`` are the rounded percentages of the
-    interval the ranks follow; ``published`` and ``posterior`` hold each interval's (a published
-    one that failed on an empty bin is absent). ``true_score`` and ``covered`` appear for
-    simulated models, where the truth is known.
+    interval the ranks follow, ``lo`` and ``hi`` its bounds as every view draws them
+    (:func:`interval_bounds`: the posterior's are not score ± ci); ``published`` and ``posterior``
+    hold each interval's (a published one that failed on an empty bin is absent). ``true_score``
+    and ``covered`` appear for simulated models, where the truth is known.
     """
     name = _ranked_by(ranked)
     out: dict[str, dict[str, Any]] = {}
@@ -108,10 +109,11 @@ def leaderboard_metrics(ranked: pd.DataFrame) -> dict[str, dict[str, Any]]:
             values = interval_values(r, which)
             if values["score"] is None:
                 continue
-            entry[which] = {"score": values["score"], "ci": values["ci"]}
+            lo, hi = interval_bounds(r, which) or (None, None)
+            entry[which] = {"score": values["score"], "ci": values["ci"], "lo": lo, "hi": hi}
             if known:
                 entry[which]["covered"] = bool(r[cover])
-        entry |= {k: entry[name][k] for k in ("score", "ci", "covered") if k in entry[name]}
+        entry |= {k: entry[name][k] for k in ("score", "ci", "lo", "hi", "covered") if k in entry[name]}
         if known:
             entry["true_score"] = round(100 * float(r["true_score"]), 1)
         out[str(r["model"])] = entry
@@ -151,6 +153,12 @@ def interval_text(r: Mapping[str, Any], name: str) -> str:
         bounds = interval_bounds(r, name) or (None, None)
         return interval_cell(v["score"], *bounds, exact=fully_labelled(r))
     return interval_cell(v["score"], None, None, ci=v["ci"])
+
+
+def rank_set_view(ranked: pd.DataFrame) -> dict[str, str]:
+    """``{model key: rank set}`` (``"1-2"``), for ``dvc metrics show`` beside the headline: the same
+    model columns, one short cell each; the rank stage's ``ranked`` carries ``rank_set``."""
+    return {str(m): str(s) for m, s in sorted(zip(ranked["model"], ranked["rank_set"], strict=True))}
 
 
 def plot_rows(ranked: pd.DataFrame) -> list[dict[str, Any]]:
