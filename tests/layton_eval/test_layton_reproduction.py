@@ -135,7 +135,8 @@ def test_the_command_prints_the_table_and_writes_the_json(tmp_path, capsys):
     for rank, spread, model, score, ci, provider in PUBLISHED:
         assert f"| {rank} | {spread} | {key[model]} | {score:.1f} | {ci:.1f} | {provider} |" in printed
     for r in rows:
-        assert {"best_rank", "worst_rank", "score_unrounded", "lo", "hi", "half_width"} <= set(r)
+        assert {"best_rank", "worst_rank", "score_unrounded", "lo", "hi", "half_width", "rank_set", "tie_groups"} <= set(r)
+        assert f"| {r['rank']} | {r['rank_spread']} | {r['model_key']} |" in printed and r["rank_set"] in printed
         assert r["rank_spread"] == f"{r['best_rank']} <--> {r['worst_rank']}"
         assert r["lo"] <= r["score_unrounded"] <= r["hi"]
 

@@ -275,6 +275,7 @@ def json_rows(board: pd.DataFrame) -> list[dict[str, Any]]:
         rows.append({
             "rank": int(r["rank"]),
             "rank_spread": r["rank_spread"],
+            **{k: str(r[k]) for k in ("rank_set", "tie_groups") if k in r},
             "best_rank": int(r["best_rank"]),
             "worst_rank": int(r["worst_rank"]),
             "model": r["model_name"],
