@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from report_tables import exam_tables, params_with_models, split_tables
 
 from helpers import project_params
+from sideways.commands.diff import cells, render_text
 from sideways.exams.results import format_exam_table
 from sideways.report.build import build_report
+from sideways.scoring.changes import Changes
 from sideways.scoring.display import bounds_pct, interval_cell, model_label, se_cell
 from sideways.scoring.leaderboard import format_table, leaderboard_metrics, plot_rows, rank_set_view, with_pairwise
 from sideways.scoring.pairwise import pairwise
@@ -110,6 +112,10 @@ def test_a_model_reads_as_its_key_in_every_table_and_line(board):
     assert {m["label"] for m in report.summary["models"]} == {m.key for m in params.models}
     exam = exam_tables(params, 10)
     assert key in format_exam_table(exam.metrics) and name not in format_exam_table(exam.metrics)
+    row = {"benchmark": "llm", "model": key, "metric": "both_correct", "a": 50.0, "b": 60.0, "change": 10.0,
+           "lo": 5.0, "hi": 15.0, "verdict": "up", "mde": 5.0, "to_wrong": ["r1"], "to_right": []}
+    diff = render_text(Changes(rows=[row]), "HEAD", "workspace", items=True)
+    assert cells(row)[1] == model_label(key) and f"llm {key} both_correct: right->wrong r1" in diff
 
 
 def test_the_exam_table_of_a_one_question_exam_does_not_claim_certainty():
