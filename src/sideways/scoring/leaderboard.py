@@ -272,10 +272,11 @@ def json_rows(board: pd.DataFrame) -> list[dict[str, Any]]:
     name = _ranked_by(board)
     rows = []
     for r in records(board):
+        drawn: dict[str, str] = {k: str(r[k]) for k in ("rank_set", "tie_groups") if k in r}
         rows.append({
             "rank": int(r["rank"]),
             "rank_spread": r["rank_spread"],
-            **{k: str(r[k]) for k in ("rank_set", "tie_groups") if k in r},
+            **drawn,
             "best_rank": int(r["best_rank"]),
             "worst_rank": int(r["worst_rank"]),
             "model": r["model_name"],
