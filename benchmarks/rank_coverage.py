@@ -12,8 +12,9 @@ params.yaml's) gives every model's score, and its joint draws the rank sets
 (sideways.scoring.rank_sets, 95% for all models at once). The true ranks are the competition
 ranks of the models' true scores on these riddles. Printed per split: the share of runs in which
 every model's true rank is in its set (the stated 95%, with its binomial se), the share of
-models whose true rank is in its set, the mean set size in ranks; and the same for the rank
-spread (best <--> worst from overlapping intervals, docs/method.md §5) beside it. Runs in-process
+models whose true rank is in its set, the mean set size in ranks; for the rank set as every view
+shows it (widened to agree with the pairwise verdicts, docs/method.md §5), the joint set before
+that widening, and the rank spread (best <--> worst from overlapping intervals, §5) beside them. Runs in-process
 (sideways.testing.coverage), from the bundled demo riddles and params.yaml; no DVC.
 """
 
@@ -40,6 +41,7 @@ from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.paired import evidence, version_draws  # noqa: E402
+from sideways.scoring.pairwise import pairwise  # noqa: E402
 from sideways.scoring.rank_sets import rank_sets  # noqa: E402
 from sideways.scoring.ranking import rank_leaderboard  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
@@ -84,16 +86,22 @@ def one_run(params: Any, riddles: pd.DataFrame, split: str, seed: int, share: fl
                               judgments=judgments, stream=split)
     ranked = rank_leaderboard(scores)
     ev = evidence(jury, labels, cal.field, sorted(set(jury.loc[jury[f"{cal.field}_judges"] > 0, "riddle_id"])))
-    sets = rank_sets(version_draws(ev, ranked, seed=seed, replicates=replicates))
+    joint = rank_sets(version_draws(ev, ranked, seed=seed, replicates=replicates))
+    shown = {m: (lo, hi) for m, (lo, hi) in pairwise(ranked, jury, labels, replicates=replicates)["rank_sets"].items()}
     spread = {str(r.model): (int(r.best_rank), int(r.worst_rank)) for r in ranked.itertuples()}
     return {name: {"in": [lo <= true[m] <= hi for m, (lo, hi) in got.items()],
                    "size": [hi - lo + 1 for lo, hi in got.values()]}
-            for name, got in (("rank set", sets), ("rank spread", spread))}
+            for name, got in zip(NAMES, (shown, joint, spread), strict=True)}
+
+
+#: The rank set as every view shows it (widened to agree with the pairs), the joint set before that
+#: widening, and layton-eval's rank spread.
+NAMES = ("rank set", "joint set", "rank spread")
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     out = {}
-    for name in ("rank set", "rank spread"):
+    for name in NAMES:
         joint = np.array([all(r[name]["in"]) for r in runs], dtype=float)
         each = np.concatenate([r[name]["in"] for r in runs]).astype(float)
         c = float(joint.mean())

@@ -147,6 +147,23 @@ def coverage_rows(out: str) -> Rows:
     return {COVERAGE: f"{span(default_posterior())} / {span('layton')}, in {seconds:.0f} s"}
 
 
+RANK_COVERAGE = ("95% rank sets / layton-eval's rank spread: runs holding every true rank at once, simulated, "
+                 "40 seeds x 2 splits at params.yaml's settings (`rank_coverage.py`)")
+
+
+def rank_coverage_rows(out: str) -> Rows:
+    def span(name: str) -> tuple[str, str]:
+        found = re.findall(rf"^\S+\s+{name}\s+every true rank inside:\s+([\d.]+)%.*mean size ([\d.]+) ranks", out, re.M)
+        if not found:
+            raise ValueError(f"no line for the {name}")
+        inside, size = [float(v) for v, _ in found], [float(s) for _, s in found]
+        return f"{min(inside):g}-{max(inside):g}%", f"{min(size):.2f}-{max(size):.2f}"
+    (sets, set_size), (spread, spread_size) = span("rank set"), span("rank spread")
+    seconds = _num(r"([\d.]+) s wall", out)
+    return {RANK_COVERAGE: f"{sets} / {spread} (stated: 95%), mean size {set_size} / {spread_size} ranks, "
+                           f"in {seconds:.0f} s"}
+
+
 def default_posterior() -> str:
     """The posterior params.yaml ranks by (``calibration.posterior``): interval_coverage.py prints each by name."""
     text = (ROOT / "params.yaml").read_text(encoding="utf-8")
@@ -160,6 +177,7 @@ BENCHMARKS = (
     Benchmark("scaling", ("--models", "6,48"), scaling_rows),
     Benchmark("wall_time", ("--models", "16", "--latency", "240"), wall_time_rows),
     Benchmark("interval_coverage", (), coverage_rows),
+    Benchmark("rank_coverage", ("--seeds", "40"), rank_coverage_rows),
 )
 
 

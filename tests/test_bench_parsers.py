@@ -5,6 +5,7 @@ hand their real output to the parsers."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -28,6 +29,13 @@ def test_the_coverage_row_reads_the_default_posterior_of_params():
     default = bench.default_posterior()
     assert f"{default} " in out
     assert row.endswith(" s") and "% / " in row, row
+
+
+def test_the_rank_coverage_row_reads_the_rank_set_and_the_rank_spread():
+    out = _run("rank_coverage.py", "--seeds", "1", "--models", "3", "--replicates", "200")
+    row = bench.rank_coverage_rows(out)[bench.RANK_COVERAGE]
+    assert re.fullmatch(r"[\d.]+-[\d.]+% / [\d.]+-[\d.]+% \(stated: 95%\), mean size [\d.]+-[\d.]+ / "
+                        r"[\d.]+-[\d.]+ ranks, in \d+ s", row), row
 
 
 @pytest.mark.skipif(find_chromium() is None, reason=INSTALL_HINT)

@@ -104,6 +104,15 @@ vlm  layton     coverage  98.0% ± 1.0  (1200 intervals, 200/200 runs complete) 
 
 365.2 s wall for 200 seeds x 2 splits x 3 cell(s); load average 5.00 at the start, 6.00 at the end (2 cores)
 """,
+    "rank_coverage": """6 models, share 0.5, posterior latent, 1000 joint draws, seeds 0..39; Setting(models=None)
+llm  rank set    every true rank inside: 100.0% ± 0.0   each model's: 100.0%   mean size 2.25 ranks
+llm  joint set   every true rank inside: 100.0% ± 0.0   each model's: 100.0%   mean size 2.25 ranks
+llm  rank spread every true rank inside: 100.0% ± 0.0   each model's: 100.0%   mean size 2.60 ranks
+vlm  rank set    every true rank inside:  95.0% ± 3.4   each model's:  99.2%   mean size 2.88 ranks
+vlm  joint set   every true rank inside:  95.0% ± 3.4   each model's:  99.2%   mean size 2.88 ranks
+vlm  rank spread every true rank inside: 100.0% ± 0.0   each model's: 100.0%   mean size 3.25 ranks
+533.0 s wall; load average 10.82 at the start, 6.50 at the end (2 cores)
+""",
 }
 
 
@@ -121,6 +130,7 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
     assert rows[bench.COVERAGE] == "90-99% / 62.5-98%, in 365 s"
+    assert rows[bench.RANK_COVERAGE] == "95-100% / 100-100% (stated: 95%), mean size 2.25-2.88 / 2.60-3.25 ranks, in 533 s"
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():

@@ -125,12 +125,18 @@ def test_the_command_prints_the_table_and_writes_the_json(tmp_path, capsys):
     assert main(["leaderboard", "--ppi-file", str(PPI_FILE), "--method", "exact", "--interval", "published",
                  "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    for rank, spread, model, score, ci, provider in PUBLISHED:
-        assert f"| {rank} | {spread} | {model} | {score:.1f} | {ci:.1f} | {provider} |" in printed
     rows = json.loads(out.read_text())
     assert [(r["rank"], r["rank_spread"], r["model"], r["score"], r["ci"], r["provider"]) for r in rows] == PUBLISHED
+    key = {r["model"]: r["model_key"] for r in rows}  # a model reads as its key, the slug of provider and name
+    assert printed.splitlines()[:2] == ["ranks follow the published 95% interval (--interval)",
+                                        "rank set: the ranks that hold every model's true rank at once with 95% "
+                                        "probability (docs/method.md §5)"]
+    assert "rank spread (layton-eval): layton-eval's rule" in printed
+    for rank, spread, model, score, ci, provider in PUBLISHED:
+        assert f"| {rank} | {spread} | {key[model]} | {score:.1f} | {ci:.1f} | {provider} |" in printed
     for r in rows:
-        assert {"best_rank", "worst_rank", "score_unrounded", "lo", "hi", "half_width"} <= set(r)
+        assert {"best_rank", "worst_rank", "score_unrounded", "lo", "hi", "half_width", "rank_set", "tie_groups"} <= set(r)
+        assert f"| {r['rank']} | {r['rank_spread']} | {r['model_key']} |" in printed and r["rank_set"] in printed
         assert r["rank_spread"] == f"{r['best_rank']} <--> {r['worst_rank']}"
         assert r["lo"] <= r["score_unrounded"] <= r["hi"]
 

@@ -18,7 +18,7 @@ def _stages() -> dict:
 def test_metrics_are_the_leaderboards_and_curation_counts_not_per_stage_costs():
     metrics = {m for stage in _stages().values() for m in stage.get("metrics", [])}
     assert metrics == {"metrics/curation.json", "metrics/leaderboard_${item.split}.json",
-                       "metrics/headline_${item.split}.json", "metrics/exams.json",
+                       "metrics/headline_${item.split}.json", "metrics/rank_sets_${item.split}.json", "metrics/exams.json",
                        "metrics/headline_exams"}
 
 

@@ -52,7 +52,7 @@ def test_first_run_writes_every_artifact(project):
         assert {"rank", "best_rank", "worst_rank", "score", "ci", "true_score", "covered"} <= set(entry)
         assert entry["best_rank"] <= entry["rank"] <= entry["worst_rank"]
     shown = run(project, "sideways", "show").stdout
-    assert "rank spread" in shown and "atlas-large" in shown
+    assert "rank set" in shown and "rank spread" not in shown and "atlas-large" in shown
     assert "cost on llm: $0.0000 (predict $0.0000, judge $0.0000)" in shown
 
 
@@ -62,7 +62,7 @@ def test_dvc_metrics_and_plots_show_only_what_a_user_reads(project):
     metrics = json.loads(run(project, "dvc", "metrics", "show", "--json").stdout)
     shown = {path for rev in metrics.values() for path in rev["data"] if not path.startswith("reproductions/")}
     assert shown == {"metrics/curation.json", "metrics/leaderboard_llm.json", "metrics/headline_llm.json",
-                     "metrics/exams.json", "metrics/headline_exams/demo.json"}  # + layton-eval's
+                     "metrics/rank_sets_llm.json", "metrics/exams.json", "metrics/headline_exams/demo.json"}  # + layton-eval's
     assert (project / "metrics/cost/predict/llm/atlas-large.json").exists()
     plots = json.loads(run(project, "dvc", "plots", "show", "--json").stdout)["data"]
     assert list(plots) == ["score with 95% interval", "human-positive rate per jury-score bin"]

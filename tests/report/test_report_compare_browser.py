@@ -3,6 +3,8 @@ has its own URL fragment (#leaderboard/vlm/<model>, #compare/llm/<model>, #explo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from report_tables import params_with_models, split_tables
 
@@ -103,3 +105,24 @@ def test_why_a_split_was_not_compared_shows_its_commands_as_code_and_markup_as_t
         "dvc fetch --rev HEAD~1", "<b>HEAD~1</b>"]
     assert page.title() == "sideways report"
     assert page.eval_on_selector_all("#compare img, #compare b", "n => n.length") == 0
+
+
+def test_ranked_by_the_published_interval_the_leaderboard_shows_layton_evals_rank_spread_by_name(tmp_path, browser):
+    base = project_params()
+    base["calibration"] = {**base["calibration"], "interval": "published"}
+    params = params_with_models(base, None)
+    tables = {s: split_tables(params, s, 30) for s in params.splits}
+    tables = {s: replace(t, scores=t.scores.assign(interval="published")) for s, t in tables.items()}
+    write_site(site_files(build_report(tables, params, HEADER)), tmp_path / "report")
+    page = browser.new_page()
+    log = ConsoleLog(page)
+    page.goto((tmp_path / "report" / "index.html").as_uri())
+    page.wait_for_selector("#lb-table tbody tr")
+    head = page.eval_on_selector_all("#lb-table thead th", "hs => hs.map(h => h.textContent)")
+    provenance = page.text_content("#provenance")
+    spreads = page.eval_on_selector_all("#lb-table tbody tr", "rs => rs.map(r => r.cells[1].textContent)")
+    page.close()
+    assert log.errors == []
+    assert head[:3] == ["rank", "rank spread (layton-eval)", "model"] and "95% rank set" in head
+    assert "ranks follow the published interval (method" in provenance
+    assert all(" <--> " in s for s in spreads)

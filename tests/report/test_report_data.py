@@ -16,7 +16,6 @@ from sideways.report.analytics import calibration_bins, cohen_kappa, judge_agree
 from sideways.report.build import build_report
 from sideways.report.explorer import image_name
 from sideways.report.js import to_js
-from sideways.report.leaderboard import interval_columns
 from sideways.report.outcomes import prediction_outcomes
 from sideways.report.provenance import git_state, params_digest
 from sideways.report.site import site_files, write_site
@@ -70,16 +69,6 @@ def test_calibration_bins_are_exact_fractions_with_counts():
 
 def test_picarats_bands():
     assert [picarats_band(x) for x in (10, 20, 21, 60, 99, None)] == ["10-20", "10-20", "21-40", "41-60", "61+", "unknown"]
-
-
-def test_intervals_are_read_defensively():
-    scores = pd.DataFrame(columns=["lo", "hi", "score"])
-    assert interval_columns(scores) == [("published", "lo", "hi")]
-    second = pd.DataFrame(columns=["lo", "hi", "cal_lo", "cal_hi", "odd_lo"])
-    assert interval_columns(second) == [("published", "lo", "hi"), ("cal", "cal_lo", "cal_hi")]
-    assert interval_columns(second, first="cal") == [("cal", "cal_lo", "cal_hi"), ("published", "lo", "hi")]
-    prefixed = pd.DataFrame(columns=["lo", "hi", "lo_beta_binomial", "hi_beta_binomial"])
-    assert interval_columns(prefixed)[1] == ("beta binomial", "lo_beta_binomial", "hi_beta_binomial")
 
 
 def test_to_js_never_closes_a_script_and_image_names_follow_bytes():

@@ -152,3 +152,19 @@ def test_a_card_joins_the_reply_files_of_every_group_of_models_and_a_chosen_mode
     firsts = page.eval_on_selector_all(f"{EXAM} .question:has(.badge)",
                                        "cs => cs.map(c => [...c.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent))")
     assert firsts and all(f == [models[last]["name"]] for f in firsts)  # only the chosen model's reply
+
+
+def test_a_one_question_exam_does_not_show_a_standard_error_of_zero(tmp_path, browser):
+    """One item has no standard error: the page says ``(n=1)`` where it showed ``± 0.00``."""
+    params = params_with_models(project_params(), None)
+    one = exam_tables(params, 1, key="one")
+    report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params, HEADER, [one])
+    write_site(site_files(report), tmp_path / "report")
+    page = browser.new_page()
+    log = ConsoleLog(page)
+    page.goto((tmp_path / "report" / "index.html").as_uri() + "#exam/one")
+    page.wait_for_selector("section[id='exam/one'] table.exam-metrics tbody tr")
+    cells = page.eval_on_selector_all("section[id='exam/one'] table.exam-metrics tbody td", "cs => cs.map(c => c.textContent)")
+    page.close()
+    assert log.errors == []
+    assert any("(n=1)" in c for c in cells) and not any("\u00b1 0.00" in c for c in cells)

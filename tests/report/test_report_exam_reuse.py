@@ -106,7 +106,7 @@ def test_a_detail_made_from_other_replies_or_a_table_without_its_fingerprint_is_
     write_table(t.grades[t.grades["model"] == models[5]], EXAM_GRADES, paths.exam_grades(EXAM, models[5]))
     again, read = _build(files, models, "report")
     assert read == set(models[:2]) | set(models[4:]) and again.keys() == first.keys()
-    assert again[exam_replies.reply_path(EXAM, 0, 0)].startswith(b"// sideways exam replies, inputs none\n")
+    assert again[exam_replies.reply_path(EXAM, 0, 0)].startswith(b"// sideways exam replies, inputs none, sha256 ")
 
 
 def _to_dvc_cache(files: dict[str, bytes], keep: bool = False) -> None:
@@ -143,7 +143,7 @@ def test_the_reply_files_dvc_cached_are_taken_when_their_md5_is_the_one_dvc_lock
     assert again == first and read == set(models[2:4])
 
 
-def test_workspace_reply_files_with_the_md5_dvc_lock_records_are_not_parsed_and_edited_ones_are(project, monkeypatch):
+def test_reply_files_are_checked_against_their_digest_and_never_parsed(project, monkeypatch):
     files, models, _ = project
     first, _ = _build(files, models, "report")
     _to_dvc_cache(first, keep=True)
@@ -156,8 +156,25 @@ def test_workspace_reply_files_with_the_md5_dvc_lock_records_are_not_parsed_and_
     monkeypatch.setattr(exam_replies.json, "loads", loads)
     again, read = _build(files, models, "report")
     assert again == first and read == set() and parsed == []
+
+
+#: A script appended after the call (still ending as a reply file ends, ASCII, no ``<``), and a reply
+#: edited by hand into another valid one.
+APPENDED = pytest.param(lambda b: b + b"window.SIDEWAYS_EXAM_REPLIES=function(){};//);\n", id="appended-script")
+EDITED = pytest.param(lambda b: b.replace(b"Answer", b"Answex", 1), id="edited-reply")
+
+
+@pytest.mark.parametrize("tamper", [APPENDED, EDITED])
+@pytest.mark.parametrize("locked", [False, True], ids=["workspace", "pulled"])
+def test_a_reply_file_with_a_byte_this_code_did_not_write_is_built_again(project, tamper, locked):
+    """Whether the file is only in the workspace or dvc.lock records its md5 (a pulled report whose
+    remote copy was changed), a byte changed after the first line rebuilds the group."""
+    files, models, _ = project
+    first, _ = _build(files, models, "report")
     path = Path("report") / exam_replies.reply_path(EXAM, 0, 1)
-    path.write_bytes(path.read_bytes().replace(b"Answer", b"Answex", 1))  # well formed, not what the lock records
-    before = len(parsed)
+    path.write_bytes(tamper(path.read_bytes()))
+    if locked:
+        _to_dvc_cache({rel: (Path("report") / rel).read_bytes() for rel in first}, keep=True)
     again, read = _build(files, models, "report")
-    assert len(parsed) > before and read == set()  # parsed, and taken: a stage run by hand may have written it
+    assert again == first and read == set(models[2:4])
+    assert again[exam_replies.reply_path(EXAM, 0, 1)].count(b"SIDEWAYS_EXAM_REPLIES") == 1

@@ -59,7 +59,8 @@ def test_the_readme_experiment_and_a_new_model_change_scores_by_what_the_diff_sa
 @pytest.mark.parametrize("calibration", CALIBRATIONS, ids=lambda c: "-".join(c.values()))
 def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, calibration):
     """Equal ranks share a tie group; two models apart are ranked apart, the better one above; a pair's
-    change is the difference of the two ranked scores; every model's rank set holds at least one rank."""
+    change is the difference of the two ranked scores; every model's rank set holds its rank, and the sets
+agree with the pairs: a model apart above another has no set below the other's, disjoint sets are apart."""
     v = pipeline_version("A", _params(default_params, **calibration), llm)
     assert v.scores is not None
     ranked = rank_leaderboard(v.scores)
@@ -75,8 +76,16 @@ def test_ranks_tie_groups_and_rank_sets_agree(default_params, llm, calibration):
         if p["apart"]:
             assert rank[p["a"]] < rank[p["b"]] and not groups[p["a"]] & groups[p["b"]], p
     assert set(got["rank_sets"]) == set(rank)
-    for best, worst in got["rank_sets"].values():
-        assert 1 <= best <= worst <= len(rank)
+    sets = got["rank_sets"]
+    for m, (best, worst) in sets.items():
+        assert 1 <= best <= rank[m] <= worst <= len(rank)
+    apart = {(p["a"], p["b"]) for p in got["pairs"] if p["apart"]}  # a ranked above b
+    for a, b in apart:  # the rank sets say what the pairs say (docs/method.md §5)
+        assert sets[a][0] <= sets[b][0] and sets[a][1] <= sets[b][1], (a, b, sets)
+    for a in sets:
+        for b in sets:
+            if sets[a][1] < sets[b][0]:
+                assert (a, b) in apart, (a, b, sets)
 
 
 def test_a_prior_kept_in_the_scores_table_comes_back_bit_for_bit():

@@ -10,7 +10,8 @@ import rank_coverage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sideways.scoring.rank_sets import draw_ranks, rank_sets
+from sideways.scoring.rank_sets import agreeing, draw_ranks, rank_sets
+from sideways.scoring.verdicts import difference, separable
 
 
 def _draws(centres: dict[str, float], sd: float, n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
@@ -63,3 +64,47 @@ def test_sets_read_off_one_sort_equal_numpys_lower_and_higher_quantiles(draws, m
     lo, hi = _sets(np.sort(ranks, axis=0), tail)
     assert np.array_equal(lo, np.quantile(ranks, tail, axis=0, method="lower").astype(np.int64))
     assert np.array_equal(hi, np.quantile(ranks, 1 - tail, axis=0, method="higher").astype(np.int64))
+
+
+def _check_agreement(sets, ranks, above, models):
+    """The three promises of :func:`agreeing` (docs/method.md §5, "Rank set, tie group, pairwise")."""
+    pairs = set(above)
+    for m in models:
+        assert sets[m][0] <= ranks[m] <= sets[m][1]
+    for a, b in pairs:
+        assert sets[a][0] <= sets[b][0] and sets[a][1] <= sets[b][1], (a, b, sets)
+    for a in models:
+        for b in models:
+            if a != b and sets[a][1] < sets[b][0]:  # a's set wholly above b's
+                assert (a, b) in pairs, (a, b, sets)
+
+
+def test_agreeing_widens_a_set_that_puts_a_tie_apart_and_one_below_a_model_it_beats():
+    sets = {"a": (1, 1), "b": (2, 3), "c": (2, 3)}
+    # a and b are a tie for the pairs: their sets must meet; c is apart below b: c's best is not above b's
+    got = agreeing(sets, {"a": 1, "b": 2, "c": 3}, [("a", "c"), ("b", "c")])
+    assert got == {"a": (1, 2), "b": (2, 3), "c": (2, 3)}
+    got = agreeing({"a": (2, 2), "b": (1, 2)}, {"a": 1, "b": 2}, [("a", "b")])
+    assert got == {"a": (1, 2), "b": (1, 2)}  # a beats b: b's set may not start above a's
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.2, 0.8), min_size=2, max_size=7), st.floats(0.005, 0.08), st.integers(0, 2**16))
+def test_rank_sets_from_pairwise_agree_with_its_pairs_and_only_widen(centres, sd, seed):
+    """Property: on any joint draws, the sets the leaderboard shows hold each shown rank, keep the
+    joint sets inside them, and agree with the pairs drawn from the same draws."""
+    draws = _draws({f"m{i}": c for i, c in enumerate(centres)}, sd, n=400, seed=seed)
+    models = sorted(draws)
+    shown = {m: round(1000 * float(draws[m][0])) for m in models}
+    ranks = {m: 1 + sum(v > shown[m] for v in shown.values()) for m in models}
+    order = sorted(models, key=lambda m: (ranks[m], m))
+    above = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            d = difference(draws[a] - draws[b])
+            if separable(d):
+                above.append((a, b) if d.change > 0 else (b, a))
+    joint = rank_sets(draws)
+    got = agreeing(joint, ranks, above)
+    _check_agreement(got, ranks, above, models)
+    assert all(got[m][0] <= joint[m][0] and joint[m][1] <= got[m][1] for m in models)

@@ -45,6 +45,12 @@ def headline(split: str) -> Path:
     return METRICS / f"headline_{split}.json"
 
 
+def rank_sets(split: str) -> Path:
+    """``{model: rank set}`` of a split (``"1-2"``, 95% for every model at once): the narrow DVC metric
+    printed beside the headline, one short column per model."""
+    return METRICS / f"rank_sets_{split}.json"
+
+
 def pairwise(split: str) -> Path:
     """Every pair of models of a split: paired difference, interval, apart or tied; tie groups (a
     folder of one file per split, so the report can depend on every split's without naming them)."""

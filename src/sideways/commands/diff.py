@@ -26,6 +26,7 @@ from sideways.config.exam import EXAM_KEY
 from sideways.config.params import MODEL_KEY
 from sideways.exams.changes import exam_changes
 from sideways.scoring.changes import Changes, SplitVersion, split_changes
+from sideways.scoring.display import model_label
 from sideways.scoring.paired import REPLICATES
 from sideways.scoring.verdicts import Difference, bh_adjusted, verdict
 
@@ -207,7 +208,7 @@ def _num(x: float | None, signed: bool = False) -> str:
 def cells(r: dict[str, Any]) -> list[str]:
     """A row's cells; an exam row's interval is marked ``*`` (its clusters: :func:`cluster_notes`)."""
     mark = "*" if "clusters" in r else ""
-    return [r["benchmark"], r["model"], r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
+    return [r["benchmark"], model_label(r["model"]), r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
             f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]{mark}", r["verdict"], _num(r["mde"]),
             f"{len(r['to_wrong'])}/{len(r['to_right'])}"]
 
@@ -253,8 +254,8 @@ def _item_lines(ch: Changes, items: bool) -> list[str]:
     out = []
     for r in ch.rows:
         if r["to_wrong"] or r["to_right"]:
-            out.append(f"{r['benchmark']} {r['model']} {r['metric']}: right->wrong {', '.join(r['to_wrong']) or '-'}; "
-                       f"wrong->right {', '.join(r['to_right']) or '-'}")
+            out.append(f"{r['benchmark']} {model_label(r['model'])} {r['metric']}: right->wrong "
+                       f"{', '.join(r['to_wrong']) or '-'}; wrong->right {', '.join(r['to_right']) or '-'}")
     return out
 
 

@@ -10,15 +10,17 @@ from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, SP
 from sideways.commands import Subparsers
 from sideways.layton_eval.convert import import_ppi
 from sideways.layton_eval.source import HUB_ID, read_ppi
-from sideways.scoring.leaderboard import build_leaderboard, format_table, json_rows
+from sideways.scoring.leaderboard import build_leaderboard, coverage_line, format_table, json_rows
 
 DEFAULT_PPI = os.environ.get("SIDEWAYS_PPI_FILE")
 
 HELP = f"""\
 Rank the models of a layton-eval-ppi calibration file exactly as layton-eval publishes them:
 provider-aware jury, stratified-bootstrap PPI against the human labels of other providers,
-95% interval, rank and rank spread (docs/method.md). Prints rank, rank spread, model, score,
-95% CI (±) and provider as a Markdown table.
+95% interval, rank and rank spread (docs/method.md). Prints the leaderboard as a Markdown table:
+ranked by the posterior, rank, 95% rank set, model, score, its 95% interval as [lo, hi], provider;
+ranked by the published interval, the published layout (rank, rank spread, model, score, 95% CI
+(±), provider). A model reads as its key (the slug of provider and model name).
 
 --ppi-file is a local .jsonl/.parquet file in the published format, or the hub id {HUB_ID}
 (loads ppi_<split>.jsonl through `datasets`; offline, download it and pass the path).
@@ -62,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
     board = build_leaderboard(
         tables.predictions, tables.judgments, tables.annotations, tables.panels,
         field=args.field, method=args.method, bootstrap=args.bootstrap, seed=args.seed, empty_bin=args.empty_bin,
-        interval=args.interval, source=str(args.ppi_file),
+        interval=args.interval, source=str(args.ppi_file), rank_sets=True,
     )
-    print(format_table(board), end="")
+    print(f"ranks follow the {args.interval} 95% interval (--interval)\n{coverage_line(board)}\n")
+    print(format_table(board, names=False), end="")
     if args.json:
         write_json(args.json, json_rows(board))
     return 0

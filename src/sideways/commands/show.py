@@ -16,13 +16,16 @@ from sideways.commands.audit import print_judges
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.exams.results import format_exam_table
-from sideways.scoring.leaderboard import format_table
+from sideways.scoring.display import model_label
+from sideways.scoring.leaderboard import coverage_line, format_table
 from sideways.scoring.ranking import rank_leaderboard
 
 DESCRIPTION = """\
-Print, for each split of params.yaml, the leaderboard `dvc repro` computed (rank, rank spread,
-model, score and 95% interval of the interval the ranks follow, provider, the other interval,
-the tie groups: models no paired comparison separates share one),
+Print, for each split of params.yaml, the leaderboard `dvc repro` computed: rank, 95% rank set
+(the ranks that hold every model's true rank at once; under `calibration.interval: published`,
+layton-eval's rank spread instead, the rank set last), model (its key), score and 95% interval
+of the interval the ranks follow ([lo, hi]; "fully labelled" when every prediction is), provider,
+the other interval, the tie groups (models no paired comparison separates share one),
 then what the paid stages cost on that split, then the exam's results per model. Run `dvc repro`
 (or `make repro`) first."""
 
@@ -42,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
         if not paths.scores(split).exists():
             raise SidewaysError(f"{paths.scores(split)}: not computed yet; run `dvc repro` first")
         ranked = with_tie_groups(rank_leaderboard(read_table(paths.scores(split), SCORES)), split)
-        print(f"\n{split} split, {params.calibration.field}, ranked by the {params.calibration.interval} "
-              f"interval (calibration.interval):\n")
+        print(f"\n{split} split, {params.calibration.field}, ranks follow the {params.calibration.interval} "
+              f"95% interval (calibration.interval)")
+        print(coverage_line(ranked) + "\n")
         print(format_table(ranked), end="")
         print(missing_lines(split), end="")
         print(cost_line(params, split))
@@ -60,17 +64,21 @@ def run(args: argparse.Namespace) -> int:
 
 def missing_lines(benchmark: str) -> str:
     """One line per model missing from ``benchmark``'s table, with the job that failed and why."""
-    return "".join(f"  {model}: missing, {f.line()}\n" for model, f in missing(benchmark).items())
+    return "".join(f"  {model_label(model)}: missing, {f.line()}\n" for model, f in missing(benchmark).items())
 
 
 def with_tie_groups(ranked: pd.DataFrame, split: str) -> pd.DataFrame:
-    """``ranked`` with the tie groups the rank stage wrote in the leaderboard metrics, when it did."""
+    """``ranked`` with the tie groups and rank sets the rank stage wrote in the leaderboard metrics
+    (from one set of draws, docs/method.md §5), each when it wrote it for every model."""
     path = paths.leaderboard(split)
     board = json.loads(path.read_text()) if path.exists() else {}
-    groups = [board.get(str(m), {}).get("tie_groups") for m in ranked["model"]]
-    if any(g is None for g in groups):
-        return ranked
-    return ranked.assign(tie_groups=groups)
+    for key in ("tie_groups", "rank_set"):
+        cells = [board.get(str(m), {}).get(key) if isinstance(board.get(str(m)), dict) else None
+                 for m in ranked["model"]]
+        if len(cells) and all(isinstance(c, str) for c in cells):
+            ranked = ranked.copy()
+            ranked[key] = [str(c) for c in cells]
+    return ranked
 
 
 def cost_line(params: Params, split: str) -> str:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.exams.tie_matrix import pair_intervals, value_table
+from sideways.scoring.display import model_label
 from sideways.scoring.verdicts import tie_groups
 
 #: z_0.80: the power term of the minimal detectable change (80% power), added to the t critical value.
@@ -117,7 +118,8 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
     """
     rows: list[dict[str, Any]] = []
     ma, mb = set(a["model"]), set(b["model"])
-    problems = [f"{exam}, {m}: took the exam in {names[0] if m in ma else names[1]} only; no change to compute"
+    problems = [f"{exam}, {model_label(m)}: took the exam in {names[0] if m in ma else names[1]} only; "
+                "no change to compute"
                 for m in sorted(ma ^ mb)]
     by_a, by_b = dict(iter(a.groupby("model", sort=False))), dict(iter(b.groupby("model", sort=False)))
     for model in sorted(ma & mb):

@@ -18,6 +18,7 @@ from sideways.exams.mcq.letters import extract_letters
 from sideways.exams.mcq.present import offered_letters
 from sideways.exams.mcq.score import METRICS, Mean, mean_se, outcome
 from sideways.exams.short_answer.score import item_points, points_score
+from sideways.scoring.display import model_label, se_cell
 
 
 def detail_table(items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.DataFrame) -> pd.DataFrame:
@@ -126,7 +127,8 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
     in points to one decimal as the leaderboards), the tie groups on the exam score last; within 120
     columns at the default project's model keys."""
     def cell(m: dict[str, Any], key: str) -> str:
-        return "-" if m.get(key) is None else f"{m[key]:.1f} ± {m[f'{key}_se']:.1f}"
+        n = int(m.get("short_answer_n" if key == "short_answer" else "mcq_n") or 0)
+        return se_cell(m.get(key), m.get(f"{key}_se"), n)
 
     width = max([5, *map(len, metrics)]) + 1
     header = (f"{'model':<{width}}{'trad_score':>13}{'idk_score':>13}{'idk_freq':>13}{'extract_fail':>14}"
@@ -138,7 +140,7 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
         lat = "-" if m.get("latency_s") is None else f"{m['latency_s']:.2f}"
         cost = "-" if m.get("cost_usd") is None else f"{m['cost_usd']:.4f}"
         exam = "-" if m.get("exam_score") is None else f"{m['exam_score']:.1f}"
-        lines.append(f"{key:<{width}}{cell(m, 'trad_score'):>13}{cell(m, 'idk_score'):>13}{cell(m, 'idk_freq'):>13}"
-                     f"{cell(m, 'extract_fail'):>14}{cell(m, 'short_answer'):>13}{exam:>7}{lat:>10}{cost:>9}"
-                     f"{m.get('tie_groups', '-'):>6}")
+        lines.append(f"{model_label(key):<{width}}{cell(m, 'trad_score'):>13}{cell(m, 'idk_score'):>13}"
+                     f"{cell(m, 'idk_freq'):>13}{cell(m, 'extract_fail'):>14}{cell(m, 'short_answer'):>13}"
+                     f"{exam:>7}{lat:>10}{cost:>9}{m.get('tie_groups', '-'):>6}")
     return "\n".join(lines) + "\n"

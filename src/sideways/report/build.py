@@ -16,6 +16,7 @@ from sideways.report.explorer import explorer
 from sideways.report.inputs import ExamTables, SplitTables
 from sideways.report.leaderboard import leaderboard_rows
 from sideways.report.outcomes import prediction_outcomes
+from sideways.scoring.display import model_label
 from sideways.scoring.pairwise import agrees, pairwise
 from sideways.scoring.ranking import rank_leaderboard
 
@@ -58,7 +59,7 @@ def missing_rows(failed: Sequence[FailedJob], benchmark: str) -> list[dict[str, 
     for f in failed:
         if f.benchmark == benchmark and f.model not in seen:
             seen[f.model] = f
-    return [{"model": m, "job": f.job, "line": f.line()} for m, f in seen.items()]
+    return [{"model": m, "label": model_label(m), "job": f.job, "line": f.line()} for m, f in seen.items()]
 
 
 def build_report(splits: dict[str, SplitTables], params: Params, header: dict[str, Any],
@@ -71,8 +72,10 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
     field = params.calibration.field
     models = [m.key for m in params.models]
     summary: dict[str, Any] = {
-        "header": {**header, "field": field, "method": params.calibration.method},
-        "models": [{"key": m.key, "name": m.name, "provider": m.provider, "backend": m.backend} for m in params.models],
+        "header": {**header, "field": field, "method": params.calibration.method,
+                   "interval": params.calibration.interval, "posterior": params.calibration.posterior},
+        "models": [{"key": m.key, "label": model_label(m.key), "name": m.name, "provider": m.provider,
+                    "backend": m.backend} for m in params.models],
         "splits": {},
     }
     chunks: dict[str, list[list[dict[str, Any]]]] = {}
@@ -83,14 +86,16 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
         outcomes = prediction_outcomes(t.predictions, t.jury, t.annotations, t.judgments, field)
         index, chunks[split], split_images = explorer(t.riddles, t.predictions, outcomes, t.judgments, field, models)
         images |= split_images
+        # the rank stage's table when it was made for these scores (it costs O(models^2) to redo): the
+        # leaderboard's rank sets and tie groups and the Compare tab's cells, from one set of draws
+        pairs = t.pairwise if agrees(t.pairwise, ranked) else pairwise(ranked, t.jury, t.annotations)
         summary["splits"][split] = {
-            "leaderboard": leaderboard_rows(t.scores, field),
+            "leaderboard": leaderboard_rows(t.scores, field, pairs),
             "models": taking,
             "analytics": split_analytics(t, outcomes, field, taking, params.seed, split),
             "index": index,
             "chunks": len(chunks[split]),
-            # the rank stage's table when it was made for these scores (it costs O(models^2) to redo)
-            "pairwise": t.pairwise if agrees(t.pairwise, ranked) else pairwise(ranked, t.jury, t.annotations),
+            "pairwise": pairs,
             "missing": missing_rows(failed, split),
         }
     summary["failed"] = [{"job": f.job, "line": f.line()} for f in failed]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sideways.scoring.display import model_label
 from sideways.scoring.paired import REPLICATES, Evidence, evidence, version_draws
 from sideways.scoring.ranking import ranked_columns
 from sideways.scoring.verdicts import difference, minimal_detectable
@@ -72,15 +73,16 @@ def split_changes(split: str, a: SplitVersion, b: SplitVersion, *, seed: int,
     ea, eb = evidence(a.jury, a.annotations, fa, riddles), evidence(b.jury, b.annotations, fa, riddles)
     for model in sorted(set(ea.models) ^ set(eb.models)):
         where, other = (a.name, b.name) if model in ea.providers else (b.name, a.name)
-        out.problems.append(f"{split}, {model}: scored in {where} only, not in {other}; no change to compute")
+        out.problems.append(f"{split}, {model_label(model)}: scored in {where} only, not in {other}; "
+                            "no change to compute")
     # each version's draws come from the estimator its leaderboard ranks by, so the change (element 0's
     # difference) is B - A of the two scores printed, and its interval is that estimator's
     ra, rb = (version_draws(e, v.scores, seed=seed, replicates=replicates, resample_riddles=resample_riddles)
               for e, v in ((ea, a), (eb, b)))
     for model in sorted(set(ea.models) & set(eb.models)):
         if model not in ra or model not in rb:
-            out.problems.append(f"{split}, {model}: no published score in {a.name if model not in ra else b.name}; "
-                                "no change to compute")
+            missing = a.name if model not in ra else b.name
+            out.problems.append(f"{split}, {model_label(model)}: no published score in {missing}; no change to compute")
             continue
         out.rows.append(_row(split, model, fa, (ea, eb), (ra[model], rb[model]), (a.scores, b.scores)))
     return out

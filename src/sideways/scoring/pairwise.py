@@ -5,7 +5,8 @@ with the paired draws of :mod:`sideways.scoring.paired`, drawn from the estimato
 ranks by (its posterior, or the published interval's bootstrap): ranks, tie groups and rank sets
 follow one interval. A pair is apart when the 95% interval of its difference excludes 0. Tie
 groups are the runs of consecutive models (in rank order) none of whose pairs is apart
-(:func:`sideways.scoring.verdicts.tie_groups`); rank sets come from :mod:`sideways.scoring.rank_sets`.
+(:func:`sideways.scoring.verdicts.tie_groups`); rank sets come from :mod:`sideways.scoring.rank_sets`,
+widened to agree with the ranks and the pairs (:func:`~sideways.scoring.rank_sets.agreeing`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from sideways.scoring.paired import REPLICATES, evidence, version_draws
-from sideways.scoring.rank_sets import LEVEL, rank_sets
+from sideways.scoring.rank_sets import LEVEL, agreeing, rank_sets
 from sideways.scoring.verdicts import differences, separable, tie_groups
 
 
@@ -40,8 +41,8 @@ def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame
     sets: dict[str, list[int]] = {}
     for _, group in ranked.groupby("n_hints", sort=True):
         order = [str(m) for m in group.sort_values(["rank", "model"], kind="stable")["model"] if str(m) in draws]
-        sets |= {m: list(s) for m, s in rank_sets({m: draws[m] for m in order}).items()}
         apart: set[frozenset[str]] = set()
+        above: list[tuple[str, str]] = []
         table = np.stack([draws[m] for m in order]) if order else np.empty((0, 0))
         for i, a in enumerate(order):  # row a against every model below it, in one call
             for b, d in zip(order[i + 1:], differences(table[i] - table[i + 1:]), strict=True):
@@ -49,6 +50,10 @@ def pairwise(ranked: pd.DataFrame, jury: pd.DataFrame, annotations: pd.DataFrame
                               "hi": round(d.hi, 2), "p": round(d.p, 4), "apart": separable(d)})
                 if separable(d):
                     apart.add(frozenset((a, b)))
+                    above.append((a, b) if d.change > 0 else (b, a))
+        rank = {str(m): int(r) for m, r in zip(group["model"], group["rank"], strict=True)}
+        joint = rank_sets({m: draws[m] for m in order})
+        sets |= {m: list(s) for m, s in agreeing(joint, rank, above).items()}
         offset = max((n for g in groups.values() for n in g), default=0)
         groups |= {m: [offset + n for n in g] for m, g in tie_groups(order, apart).items()}
     return {"field": field, "seed": seed, "pairs": pairs, "tie_groups": groups, "rank_sets": sets,

@@ -10,11 +10,17 @@ its drawn ranks, with the largest tail t (the same for every model) for which at
 of the draws have every model's rank inside its set. So the sets hold all true ranks together
 with posterior probability ``level``; their frequentist coverage is measured in simulation
 (benchmarks/rank_coverage.py).
+
+:func:`agreeing` then widens the sets, never narrows them (so the stated probability still holds),
+until they say what the pairwise verdicts drawn from the same draws say (docs/method.md §5, "Rank
+set, tie group, pairwise"): each set holds the model's shown rank; a model that a pair's interval
+puts above another has no set below the other's (its best and worst ranks at most the other's);
+and two sets that do not overlap belong to a pair whose interval puts one above the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -64,3 +70,38 @@ def rank_sets(draws: Mapping[str, FloatArray], level: float = LEVEL) -> dict[str
             low, high = (mid, high) if _joint(ranks, *_sets(ordered, mid)) >= level else (low, mid)
     lo, hi = _sets(ordered, low)
     return {m: (int(lo[i]), int(hi[i])) for i, m in enumerate(models)}
+
+
+def agreeing(sets: Mapping[str, tuple[int, int]], ranks: Mapping[str, int],
+             above: Iterable[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """``sets`` widened until they agree with ``ranks`` (each model's shown rank) and ``above`` (the
+    pairs ``(a, b)`` whose paired interval puts a above b; every other pair of ``sets`` is a tie):
+
+    - every set holds its model's rank;
+    - ``(a, b)`` above: best_a <= best_b and worst_a <= worst_b;
+    - a pair that is not above either way has overlapping sets (worst of one >= best of the other).
+
+    Widening only (a bound moves out, never in), so the sets hold every true rank at least as often
+    as ``sets`` did; it stops, each bound moving at most across 1..len(sets).
+    """
+    best = {m: min(lo, ranks[m]) for m, (lo, _) in sets.items()}
+    worst = {m: max(hi, ranks[m]) for m, (_, hi) in sets.items()}
+    ordered = {(a, b) for a, b in above if a in best and b in best}
+    models = sorted(best)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in ordered:
+            if best[b] < best[a]:
+                best[a], changed = best[b], True
+            if worst[b] < worst[a]:
+                worst[b], changed = worst[a], True
+        for i, x in enumerate(models):
+            for y in models[i + 1:]:
+                if (x, y) in ordered or (y, x) in ordered:
+                    continue
+                if worst[x] < best[y]:
+                    worst[x], changed = best[y], True
+                elif worst[y] < best[x]:
+                    worst[y], changed = best[x], True
+    return {m: (best[m], worst[m]) for m in models}

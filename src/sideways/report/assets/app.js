@@ -9,7 +9,9 @@
   const D = window.SIDEWAYS;
   const SPLITS = Object.keys(D.splits);
   const MODELS = D.models.map((m) => m.key);
-  const NAME = Object.fromEntries(D.models.map((m) => [m.key, m.name]));
+  /* A model reads as its label (its key: sideways.scoring.display.model_label) in every table and
+   * line of the report, as in the terminal; its name (the provider's model id) only beside it. */
+  const NAME = Object.fromEntries(D.models.map((m) => [m.key, m.label || m.key]));
   const state = { split: SPLITS[0], tab: "leaderboard", sort: { key: "rank", dir: 1 }, rendered: {} };
   const PAGE = 20;
   const examsRendered = {};
@@ -58,7 +60,8 @@
     const h = D.header, p = document.getElementById("provenance");
     p.appendChild(el("span", {}, "commit " + (h.commit ? h.commit.slice(0, 12) : "unknown")));
     if (h.dirty) p.appendChild(el("span", { class: "dirty" }, " (dirty tree)"));
-    p.appendChild(el("span", {}, ` \u00b7 params ${h.params} \u00b7 data ${h.data} \u00b7 field ${h.field}, method ${h.method}`));
+    const ranks = h.interval === "posterior" ? `the posterior interval (${h.posterior} prior)` : `the published interval (method ${h.method})`;
+    p.appendChild(el("span", {}, ` \u00b7 params ${h.params} \u00b7 data ${h.data} \u00b7 field ${h.field}, ranks follow ${ranks}`));
     const sel = document.getElementById("split");
     for (const s of SPLITS) sel.appendChild(el("option", { value: s }, s));
     sel.addEventListener("change", () => {
@@ -122,13 +125,23 @@
   }
 
   /* ---------- leaderboard ---------- */
-  const LB_COLUMNS = [
-    ["rank", "rank"], ["spread", "rank spread"], ["model_name", "model"], ["provider", "provider"],
-    ["n_hints", "hints"], ["score", "score"], ["ci", "\u00b1 95%"], ["interval", "95% interval (0-100)"],
-    ["true_score", "true score"], ["covered", "covered"],
-  ];
+  /* Ranked by the posterior: the 95% rank set; by the published interval: layton-eval's rank spread
+   * (the published layout) and the rank set last. Cells are the strings sideways show prints. */
+  function lbColumns(ranking, named, sim) {
+    const cols = ranking === "posterior"
+      ? [["rank", "rank"], ["rank_set", "95% rank set"], ["label", "model"]]
+      : [["rank", "rank"], ["spread", "rank spread (layton-eval)"], ["label", "model"]];
+    if (named) cols.push(["model_name", "name"]);
+    cols.push(["provider", "provider"], ["n_hints", "hints"], ["score", "score"],
+      ["band", ranking === "posterior" ? "95% interval" : "\u00b1 95%"], ["interval", "95% interval (0-100)"],
+      ["other_text", ranking === "posterior" ? "published" : "posterior"]);
+    if (sim) cols.push(["true_score", "true score"], ["covered", "covered"]);
+    if (ranking !== "posterior") cols.push(["rank_set", "95% rank set"]);
+    cols.push(["tie_groups", "tie group"]);
+    return cols;
+  }
   function intervalBar(r) {
-    const bar = el("div", { class: "interval", title: `${fmt(r.score)} [${fmt(r.score - r.ci)}, ${fmt(r.score + r.ci)}]` });
+    const bar = el("div", { class: "interval", title: r.interval_text });
     r.intervals.forEach((iv, i) => {
       if (iv.lo === null || iv.hi === null) return;
       const span = el("span", { class: i === 0 ? "ci" : "ci second", title: iv.name });
@@ -142,12 +155,15 @@
   function renderLeaderboard() {
     const sec = document.getElementById("leaderboard");
     sec.replaceChildren();
-    const rows = data().leaderboard.map((r) => ({ ...r, spread: r.best_rank + " \u2013 " + r.worst_rank, interval: r.score }));
+    const rows = data().leaderboard.map((r) => ({ ...r, spread: r.rank_spread, interval: r.score }));
     const sim = rows.some((r) => r.true_score !== null);
-    const cols = LB_COLUMNS.filter(([k]) => sim || (k !== "true_score" && k !== "covered"));
+    const ranking = rows.length ? rows[0].ranked_by : "published";
+    const named = rows.some((r) => r.model_name !== r.label);
+    const cols = lbColumns(ranking, named, sim);
     const { key, dir } = state.sort;
+    const sortKey = (r, k) => (k === "spread" ? r.best_rank : k === "rank_set" ? r.set_best : k === "band" ? r.score : r[k]);
     rows.sort((a, b) => {
-      const x = key === "spread" ? a.best_rank : a[key], y = key === "spread" ? b.best_rank : b[key];
+      const x = sortKey(a, key), y = sortKey(b, key);
       return (x < y ? -1 : x > y ? 1 : 0) * dir || a.rank - b.rank || (a.model < b.model ? -1 : 1);
     });
     const head = el("tr", {}, ...cols.map(([k, label]) => {
@@ -158,21 +174,26 @@
     const body = el("tbody", {}, ...rows.map((r) => el("tr", { "data-model": r.model }, ...cols.map(([k]) => {
       if (k === "interval") return el("td", {}, intervalBar(r));
       if (k === "covered") return el("td", {}, r.covered === null ? "" : r.covered ? "yes" : "NO");
-      if (k === "model_name") return el("td", {}, el("a", { href: "#" + address("leaderboard", r.model) }, r.model_name));
-      const v = k === "score" || k === "ci" || k === "true_score" ? fmt(r[k]) : r[k];
+      if (k === "label") return el("td", {}, el("a", { href: "#" + address("leaderboard", r.model) }, r.label));
+      if (k === "model_name") return el("td", { class: "muted" }, r.model_name === r.label ? "" : r.model_name);
+      if (k === "rank_set" || k === "tie_groups") return el("td", { class: "num", "data-key": k }, r[k] === null ? "\u2014" : r[k]);
+      const v = k === "score" || k === "true_score" ? fmt(r[k]) : r[k];
       return el("td", { class: typeof r[k] === "number" ? "num" : null }, v);
     }))));
-    const ranking = rows.length ? rows[0].ranked_by : "published";
-    const others = rows.length ? rows[0].intervals.slice(1).map((iv) => iv.name).join(", ") : "";
-    sec.appendChild(el("h2", {}, `Leaderboard, ${state.split} split (${D.header.field}, calibrated, 95% ${ranking} interval)`));
+    const other = ranking === "posterior" ? "published" : "posterior";
+    sec.appendChild(el("h2", {}, `Leaderboard, ${state.split} split (${D.header.field}, calibrated, ranks follow the 95% ${ranking} interval)`));
+    sec.appendChild(el("p", { class: "legend", id: "lb-coverage" }, "95% rank set: the ranks that hold every model's true rank at once with 95% probability, " +
+      "drawn from the same draws as the tie groups and the Compare tab's paired differences (docs/method.md \u00a75)." +
+      (ranking === "posterior" ? "" : " Rank spread: layton-eval's rule (overlapping intervals), with no joint coverage.")));
     sec.appendChild(el("table", { id: "lb-table" }, el("thead", {}, head), body));
     const missing = data().missing || [];  /* models whose paid jobs failed (metrics/failures/) */
     if (missing.length) sec.appendChild(el("div", { class: "missing", id: "lb-missing" },
       el("p", {}, `Missing from this leaderboard (${missing.length}): a paid job failed; \`make repro\` retries it.`),
-      el("ul", {}, ...missing.map((m) => el("li", {}, `${m.model}: ${m.line}`)))));
-    sec.appendChild(el("p", { class: "legend" }, `Bar: the ${ranking} 95% interval (ranks, score and \u00b1 follow it) on a 0-100 scale` +
-      (others ? `, thin orange bar: the ${others} interval` : "") + ", dot: the score" +
-      (sim ? ", red tick: the true score (simulation)" : "") + ". Ranks are within a hint count; click a header to sort."));
+      el("ul", {}, ...missing.map((m) => el("li", {}, `${m.label || m.model}: ${m.line}`)))));
+    sec.appendChild(el("p", { class: "legend" }, `Bar: the ${ranking} 95% interval (ranks, score and interval follow it) on a 0-100 scale` +
+      `, thin orange bar: the ${other} interval, dot: the score` +
+      (sim ? ", red tick: the true score (simulation)" : "") + ". Intervals read score [lo, hi] where they are not symmetric; " +
+      "\"fully labelled\": every prediction carries a human label, so the score is exact. Ranks are within a hint count; click a header to sort."));
   }
 
   /* ---------- analytics ---------- */
@@ -376,7 +397,12 @@
   const OUTCOME_BADGE = { p: ["right", "pass"], h: ["partial", "partial"], f: ["wrong", "fail"], i: ["I don't know", "idk"],
     x: ["no letter", "error"], u: ["ungraded", "unjudged"], e: ["error", "error"], "-": ["no reply", "unjudged"] };
   const SHORT_BADGE = { p: ["full points", "pass"], f: ["no points", "fail"] };
-  const pm = (m, k) => (m[k] === null || m[k] === undefined ? "\u2014" : `${fmt(m[k], 2)} \u00b1 ${fmt(m[k + "_se"], 2)}`);
+  /* x \u00b1 se; one item has no se (sideways.scoring.display.se_cell): x (n=1), not \u00b1 0. */
+  const pm = (m, k) => {
+    if (m[k] === null || m[k] === undefined) return "\u2014";
+    const n = k === "short_answer" ? m.short_answer_n : m.mcq_n;
+    return n < 2 ? `${fmt(m[k], 2)} (n=${n})` : `${fmt(m[k], 2)} \u00b1 ${fmt(m[k + "_se"], 2)}`;
+  };
   function examTabs() {
     const nav = document.getElementById("tabs"), main = document.querySelector("main");
     for (const x of EXAMS) {
@@ -541,16 +567,18 @@
       cell[p.a + "\u0000" + p.b] = p;
       cell[p.b + "\u0000" + p.a] = { ...p, change: -p.change, lo: -p.hi, hi: -p.lo };
     }
+    const sets = pw.rank_sets || {};
     const rows = order.map((a) => el("tr", { "data-model": a }, el("th", {}, el("a", { href: "#" + address("compare", a) }, NAME[a] || a)),
-      el("td", {}, (pw.tie_groups[a] || []).join(",")), ...order.map((b) => {
+      el("td", {}, (pw.tie_groups[a] || []).join(",")), el("td", { class: "rank-set" }, sets[a] ? sets[a].join("-") : "\u2014"),
+      ...order.map((b) => {
         const p = cell[a + "\u0000" + b];
         if (!p) return el("td", { class: "muted" }, a === b ? "\u00b7" : "");
         const cls = !p.apart ? "tie" : p.change > 0 ? "above" : "below";
-        return el("td", { class: "num " + cls, title: `${NAME[a] || a} \u2212 ${NAME[b] || b}: ${signed(p.change)} [${signed(p.lo)}, ${signed(p.hi)}]` },
+        return el("td", { class: "num " + cls, "data-against": b, title: `${NAME[a] || a} \u2212 ${NAME[b] || b}: ${signed(p.change)} [${signed(p.lo)}, ${signed(p.hi)}]` },
           `${signed(p.change)} [${signed(p.lo)}, ${signed(p.hi)}]`);
       })));
     return el("table", { id: "pairwise" }, el("thead", {}, el("tr", {}, el("th", {}, "row \u2212 column"), el("th", {}, "tie group"),
-      ...order.map((b) => el("th", {}, NAME[b] || b)))), el("tbody", {}, ...rows));
+      el("th", {}, "95% rank set"), ...order.map((b) => el("th", { "data-model": b }, NAME[b] || b)))), el("tbody", {}, ...rows));
   }
   function changeBar(r) {
     const bar = el("div", { class: "interval change", title: `${signed(r.change)} [${signed(r.lo)}, ${signed(r.hi)}] points` });
@@ -570,7 +598,9 @@
     const sec = document.getElementById("compare");
     sec.replaceChildren(el("h2", {}, `Pairwise differences, ${state.split} split (paired 95% intervals, points)`), pairwiseMatrix(),
       el("p", { class: "legend" }, "Each cell: row model minus column model on the same riddles, with its paired 95% interval. " +
-        "Green / red: the interval excludes 0; grey: a tie. Models that share a tie group are separated by no comparison."));
+        "Green / red: the interval excludes 0; grey: a tie. Models that share a tie group are separated by no comparison. " +
+        "The rank sets (the leaderboard's, 95% for every model at once) agree with these cells: a model above another never has a " +
+        "set below the other's, and sets that do not overlap belong to a pair that is apart (docs/method.md \u00a75)."));
     const C = D.compare;
     if (!C) {
       sec.appendChild(el("p", { class: "muted" }, ...prose("`sideways report --compare REV` adds each model's change against REV here.")));
