@@ -132,7 +132,12 @@ def eligible(plan: Plan, candidates: Sequence[Candidate], state: State, annotato
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
               exclude: Iterable[ItemKey] = ()) -> Candidate | None:
     """The next prediction for ``annotator``, or None when nothing is left for them."""
-    state = State.of(events)
+    return next_from_state(plan, candidates, State.of(events), annotator, exclude)
+
+
+def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
+                    exclude: Iterable[ItemKey] = ()) -> Candidate | None:
+    """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
     pool = eligible(plan, candidates, state, annotator, exclude)
     if not pool:
         return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sideways.annotation.agreement import agreement
-from sideways.annotation_app.items import Item, load_items
+from sideways.annotation_app.items import Item, load_items, skipped
 from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.artifacts import paths
@@ -88,6 +88,12 @@ def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
                 params.calibration.field)
 
 
+def empty_bins_fail(params: Params) -> bool:
+    """Whether the interval the ranks follow fails on an empty jury-score bin (the published one
+    with ``calibration.empty_bin: error``); the posterior interval never does."""
+    return params.calibration.interval == "published" and params.calibration.empty_bin == "error"
+
+
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
     if args.action == "serve":
@@ -110,13 +116,16 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int, name
     items = load_items(params, split)
     store = LabelStore(label_file(split))
     store.events()  # a damaged label file stops here, naming the line, before anything is served
-    service = LabelService(items, plan_for(params, split, items), store, annotator.strip())
+    service = LabelService(items, plan_for(params, split, items), store, annotator.strip(),
+                           empty_bins_fail=empty_bins_fail(params))
     wildcard = host in WILDCARDS
     secret = secrets.token_urlsafe(18) if wildcard else ""  # only a wildcard bind needs one
     app = make_app(service, host, port, names, secret)
     url = f"http://{authority(names[0] if wildcard else host, port)}/" + (f"?key={secret}" if secret else "")
     print(f"sideways annotate: {len(items)} predictions of {split}, labels in {store.path}; "
           f"open {url} (Ctrl+C stops)", flush=True)
+    if (note := skipped(params, split)) is not None:
+        print(f"sideways annotate: {note}", flush=True)
     web.run_app(app, host=host, port=port, print=None)
     return 0
 
@@ -156,6 +165,8 @@ def print_stats(params: Params, split: str) -> int:
     p = progress(plan_for(params, split, items), [i.candidate for i in items], events)
     print(f"{split}: {p['labelled']} of {p['budget']} predictions labelled (budget), {p['labels']} labels; "
           f"double labels {p['double_done']} of {p['double_wanted']}")
+    if (note := skipped(params, split)) is not None:
+        print(note)
     providers, cells = list(p["providers"]), {(c["bin"], c["provider"]): c["labelled"] for c in p["cells"]}
     print("\nlabels per jury-score bin and provider:")
     print("bin    " + "".join(f"{q:>12}" for q in providers))
@@ -163,7 +174,9 @@ def print_stats(params: Params, split: str) -> int:
         print(f"{b:<7}" + "".join(f"{cells.get((b, q), 0):>12}" for q in providers))
     gaps = holes([i.candidate for i in items], State.of(events))
     if gaps:
-        print("\nempty bins, per model (no label of another provider there: the published calibration fails):")
+        print("\nempty bins, per model (no label of another provider there: " + (
+            "the published calibration fails):" if empty_bins_fail(params)
+            else "no published interval; the posterior ranks):"))
         by_model: dict[str, list[Bin]] = {}
         for m, b in gaps:
             by_model.setdefault(m, []).append(b)
