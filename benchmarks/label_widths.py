@@ -27,8 +27,8 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import pandas as pd  # noqa: E402
-
 from label_policies import FIELD, candidates, mean_half_width, order  # noqa: E402
+
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.schema import ANNOTATIONS, conform  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402

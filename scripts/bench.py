@@ -160,8 +160,10 @@ def annotation_rows(out: str) -> Rows:
     lost, dup, bad = (_num(rf"{w} (\d+)", out) for w in ("lost", "duplicated", "5xx"))
     return {
         ANNOTATION_LOAD: f"{float(small_rate):.0f} labels/s with {small} lines in the label log, "
-                         f"{float(large_rate):.0f} with {large} (the start, which replays the log: {float(start):.1f} s)",
-        ANNOTATION_KILL: f"{acked:,.0f} labels acknowledged: {lost:.0f} lost, {dup:.0f} duplicated, {bad:.0f} answers 5xx",
+                         f"{float(large_rate):.0f} with {large} "
+                         f"(the start, which replays the log: {float(start):.1f} s)",
+        ANNOTATION_KILL: f"{acked:,.0f} labels acknowledged: {lost:.0f} lost, {dup:.0f} duplicated, "
+                         f"{bad:.0f} answers 5xx",
     }
 
 

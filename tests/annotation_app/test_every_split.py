@@ -19,6 +19,7 @@ def test_stats_on_a_split_a_text_only_model_does_not_take(tmp_path, monkeypatch,
     out = capsys.readouterr().out
     assert out.startswith("vlm: 0 of 4 predictions labelled (budget), 0 labels")  # 2 models x 4 riddles, share 0.5
     assert out.count("quill-max") == 1 and "quill-max: not labelled on vlm (their `takes:` leaves vlm out)" in out
+    assert "with few real labels the intervals are wider than with simulated ones (expected)" in out
     assert main(["annotate", "stats", "--split", "llm"]) == 0
     assert "quill-max" not in capsys.readouterr().out.split("\n\n")[0]  # it takes llm: nothing skipped
 

@@ -256,7 +256,8 @@ class Tally:
 
 
 def _kappas(group: tuple[str, ...], sums: _Sums | None) -> Agreement:
-    """Cohen's kappa per field from the tallies (the arithmetic of :func:`~sideways.annotation.agreement.cohen_kappa`)."""
+    """Cohen's kappa per field from the tallies (the arithmetic of
+    :func:`~sideways.annotation.agreement.cohen_kappa`)."""
     kappa: dict[str, float | None] = {}
     n = 0 if sums is None else sums[LABEL_FIELDS[0]][0]
     for f in LABEL_FIELDS:

@@ -167,6 +167,9 @@ def print_stats(params: Params, split: str) -> int:
           f"double labels {p['double_done']} of {p['double_wanted']}")
     if (note := skipped(params, split)) is not None:
         print(note)
+    if p["labelled"] < p["budget"]:
+        print("with few real labels the intervals are wider than with simulated ones (expected); "
+              "they narrow as labels arrive")
     providers, cells = list(p["providers"]), {(c["bin"], c["provider"]): c["labelled"] for c in p["cells"]}
     print("\nlabels per jury-score bin and provider:")
     print("bin    " + "".join(f"{q:>12}" for q in providers))
