@@ -189,8 +189,8 @@ def throughput(root: Path, predictions: list[tuple[str, str, str]], lines: int, 
     finally:
         server.kill()
     bad = sum(n for s, n in load.statuses.items() if s >= 500)
-    print(f"log of {lines:>6,} lines: {rate:7.1f} labels/s over {args.seconds:.0f} s, {args.clients} clients "
-          f"(start, replaying the log: {started:.2f} s; answers: {dict(sorted(load.statuses.items()))}; 5xx: {bad})",
+    print(f"log of {lines:>6,} lines: {rate:7.1f} labels/s ({args.seconds:.0f} s, {args.clients} clients; "
+          f"start, replaying the log: {started:.2f} s; answers 5xx: {bad})",
           flush=True)
 
 
@@ -216,8 +216,8 @@ def kill_test(root: Path, args: argparse.Namespace) -> bool:
     dup = sum(n - 1 for n in keys.values() if n > 1)
     bad = sum(n for s, n in load.statuses.items() if s >= 500)
     print(f"kill -9 at {args.kill / 2:.0f} s of {args.kill:.0f} s, {args.clients} clients: {len(load.acked)} labels "
-          f"acknowledged ({rate:.1f}/s), {len(lines)} lines on disk; lost {lost}, duplicated {dup}, 5xx {bad}; "
-          f"answers {dict(sorted(load.statuses.items()))}")
+          f"acknowledged ({rate:.1f}/s), {len(lines)} lines on disk;\n"
+          f"  lost {lost}, duplicated {dup}, 5xx {bad}; answers {dict(sorted(load.statuses.items()))}")
     return lost == dup == bad == 0
 
 
