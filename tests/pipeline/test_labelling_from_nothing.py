@@ -75,7 +75,6 @@ def test_the_readme_example_labelled_from_nothing_in_the_app(browser, tmp_path):
         commit(repo, "from nothing")
 
         revealed = {s: label_in_the_app(browser, repo, s) for s in ("llm", "vlm")}
-        print({s: len(v) for s, v in revealed.items()}, "models revealed;", run(repo, "git", "status", "--short").stdout)
         assert "qwen-local" in revealed["llm"] and "qwen-local" not in revealed["vlm"]
         run(repo, "dvc", "repro")
         after = {s: half_widths(repo, s) for s in ("llm", "vlm")}
