@@ -22,7 +22,8 @@ from sideways.core.jsonl import read_jsonl_numbered
 from sideways.layton_eval.annotations import DEFAULT_ANNOTATOR, convert_annotations
 
 DESCRIPTION = """\
-Human labels for `annotations.source: file`, kept in data/labels/<split>.jsonl (data/labels/README.md).
+Human labels for `annotations.source: file` (for every split, or per split: {llm: file, vlm: sim}), kept in
+data/labels/<split>.jsonl (data/labels/README.md). Models whose `takes:` leaves the split out are skipped.
 
   serve   a local web app that shows one model's prediction beside the riddle and records whether
           its answer and justification are correct. The queue fills the jury-score bins the
@@ -40,7 +41,8 @@ Serve the annotation app on this machine: the riddle and one model's prediction 
 model is named once the label is saved), keys for every control, progress per jury-score bin
 and provider against `annotations.budget`. Each label is appended to data/labels/<split>.jsonl,
 fsync'd before the page hears it is saved. Run `dvc repro` first (it reads the split,
-predictions and jury tables)."""
+predictions and jury tables). A reloaded page keeps its session and item; the item of a page
+closed for 30 s goes back to the queue."""
 IMPORT = """\
 Convert a layton-eval annotation file (annotations/llm.jsonl in its repository: riddle_id, model,
 provider, is_answer_correct, is_justification_correct, notes) and append it to
