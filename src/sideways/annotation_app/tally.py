@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from sideways.annotation.agreement import LABEL_FIELDS, Agreement
 from sideways.annotation.log import Event, ItemKey
 from sideways.annotation_app.gain import Cell, half_width_gains
-from sideways.annotation_app.queue import Bin, Candidate, Plan, State, _coin, next_from_state, show_bin, wanted
+from sideways.annotation_app.queue import Bin, Candidate, Plan, State, coin, next_from_state, show_bin, wanted
 
 #: Per field: pairs, pairs alike, first rater's "correct"s, second rater's "correct"s.
 _Sums = dict[str, list[int]]
@@ -39,14 +39,13 @@ class _Heap:
         heapq.heapify(entries)
         self.entries = entries
         self.members = {key for _, key in entries}
-        self.coins = dict((key, coin) for coin, key in entries)
 
     def add(self, coin: int, key: ItemKey) -> None:
         if key not in self.members:
             self.members.add(key)
             heapq.heappush(self.entries, (coin, key))
 
-    def first(self, qualifies: Any, held: set[ItemKey]) -> tuple[int, ItemKey] | None:
+    def first(self, qualifies: Callable[[ItemKey], bool], held: set[ItemKey]) -> tuple[int, ItemKey] | None:
         """The lowest coin that qualifies and no other session holds (held entries stay)."""
         aside, found = [], None
         while self.entries:
@@ -71,7 +70,7 @@ class Tally:
         self.plan, self.annotator = plan, annotator
         self.candidates = list(candidates)
         self.by_key = {c.key: c for c in self.candidates}
-        self.coin = {c.key: _coin(plan.seed, plan.split, annotator, c.riddle_id, c.model) for c in self.candidates}
+        self.coin = {c.key: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model) for c in self.candidates}
         self.bins = sorted({c.bin for c in self.candidates}, key=lambda b: Fraction(*b))
         self.providers = sorted({c.provider for c in self.candidates})
         self.provider_of = {c.model: c.provider for c in self.candidates}
@@ -90,13 +89,12 @@ class Tally:
         self.by_model: Counter[str] = Counter()
         self.by_bin_provider: Counter[tuple[Bin, str]] = Counter()
         self.agree: dict[tuple[str, ...], _Sums] = {}
-        self.fresh: dict[tuple[str, Bin], _Heap] = {}  # not labelled yet
         self.second: dict[str, _Heap] = {}  # labelled once, wanting a second label
         per_cell: dict[tuple[str, Bin], list[tuple[int, ItemKey]]] = {}
         for c in self.candidates:
             per_cell.setdefault((c.model, c.bin), []).append((self.coin[c.key], c.key))
             self.second.setdefault(c.model, _Heap([]))
-        self.fresh = {mb: _Heap(entries) for mb, entries in per_cell.items()}
+        self.fresh = {mb: _Heap(entries) for mb, entries in per_cell.items()}  # every prediction, none labelled yet
 
     # --- keeping up with the log
 
@@ -189,7 +187,7 @@ class Tally:
         if self.plan.policy != "width":
             return next_from_state(self.plan, self.candidates, self.state(), self.annotator, held)
         gain = half_width_gains(self.cells)
-        options: list[tuple[tuple[float, int], _Heap, Any]] = []
+        options: list[tuple[tuple[float, int], _Heap, Callable[[ItemKey], bool]]] = []
         if self.started < self.plan.budget:
             for (m, b), heap in self.fresh.items():
                 options.append(((-round(gain[(m, b)], 12), self.by_model[m]), heap,
