@@ -162,6 +162,24 @@ def rank_coverage_rows(out: str) -> Rows:
     seconds = _num(r"([\d.]+) s wall", out)
     return {RANK_COVERAGE: f"{sets} / {spread} (stated: 95%), mean size {set_size} / {spread_size} ranks, "
                            f"in {seconds:.0f} s"}
+ANNOTATION_LOAD = "annotation app, 20 clients over HTTP, 60,000 predictions (`annotation_load.py`)"
+ANNOTATION_KILL = "annotation app, 20 clients x 60 s, kill -9 at 30 s (`annotation_load.py --kill 60`)"
+
+
+def annotation_rows(out: str) -> Rows:
+    runs = re.findall(r"log of\s+([\d,]+) lines:\s+([\d.]+) labels/s.*?replaying the log: ([\d.]+) s", out)
+    if len(runs) < 2:
+        raise ValueError("fewer than two log lengths")
+    (small, small_rate, _), (large, large_rate, start) = runs[0], runs[-1]
+    acked = _num(r"clients: (\d+) labels acknowledged", out)
+    lost, dup, bad = (_num(rf"{w} (\d+)", out) for w in ("lost", "duplicated", "5xx"))
+    return {
+        ANNOTATION_LOAD: f"{float(small_rate):.0f} labels/s with {small} lines in the label log, "
+                         f"{float(large_rate):.0f} with {large} "
+                         f"(the start, which replays the log: {float(start):.1f} s)",
+        ANNOTATION_KILL: f"{acked:,.0f} labels acknowledged: {lost:.0f} lost, {dup:.0f} duplicated, "
+                         f"{bad:.0f} answers 5xx",
+    }
 
 
 def default_posterior() -> str:
@@ -178,6 +196,7 @@ BENCHMARKS = (
     Benchmark("wall_time", ("--models", "16", "--latency", "240"), wall_time_rows),
     Benchmark("interval_coverage", (), coverage_rows),
     Benchmark("rank_coverage", ("--seeds", "40"), rank_coverage_rows),
+    Benchmark("annotation_load", ("--kill", "60"), annotation_rows),
 )
 
 

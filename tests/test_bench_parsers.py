@@ -44,3 +44,11 @@ def test_the_report_rows_read_the_report_benchmark():
     rows = bench.report_rows(out)
     assert " files, " in rows[bench.REPORT_BUILD] and "s CPU (target 10 s)" in rows[bench.REPORT_BUILD]
     assert "ms median" in rows[bench.REPORT_RENDER]
+
+
+def test_the_annotation_rows_read_the_annotation_load_benchmark():
+    out = _run("annotation_load.py", "--riddles", "2000", "--lines", "10", "1000", "--seconds", "2", "--kill", "4")
+    rows = bench.annotation_rows(out)
+    assert " labels/s with 10 lines in the label log, " in rows[
+        bench.ANNOTATION_LOAD] and " with 1,000 (the start" in rows[bench.ANNOTATION_LOAD]
+    assert rows[bench.ANNOTATION_KILL].endswith(": 0 lost, 0 duplicated, 0 answers 5xx")

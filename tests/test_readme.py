@@ -113,6 +113,11 @@ vlm  joint set   every true rank inside:  95.0% ± 3.4   each model's:  99.2%   
 vlm  rank spread every true rank inside: 100.0% ± 0.0   each model's: 100.0%   mean size 3.25 ranks
 533.0 s wall; load average 10.82 at the start, 6.50 at the end (2 cores)
 """,
+    "annotation_load": (
+        "log of  1,000 lines:   365.4 labels/s (10 s, 20 clients; start, replaying the log: 16.71 s; answers 5xx: 0)\n"
+        "log of 50,000 lines:   350.3 labels/s (10 s, 20 clients; start, replaying the log: 20.29 s; answers 5xx: 0)\n"
+        "kill -9 at 30 s of 60 s, 20 clients: 12573 labels acknowledged (209.5/s), 12575 lines on disk;\n"
+        "  lost 0, duplicated 0, 5xx 0; answers {200: 25154}\n"),
 }
 
 
@@ -123,6 +128,9 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.LAYTON] == "1.7 ms per model, about 7,123x the straightforward per-replicate procedure"
     assert rows[bench.TWO_SPLITS] == "0.15 s" and rows[bench.LEADERBOARD] == "0.4 s wall"
     assert "87.5%" in rows[bench.THROUGHPUT] and "not reached" in rows[bench.THROUGHPUT]
+    assert rows[bench.ANNOTATION_LOAD] == ("365 labels/s with 1,000 lines in the label log, 350 with 50,000 "
+                                           "(the start, which replays the log: 20.3 s)")
+    assert rows[bench.ANNOTATION_KILL] == "12,573 labels acknowledged: 0 lost, 0 duplicated, 0 answers 5xx"
     assert rows[bench.FROM_CACHE] == "0.21 s, 0 requests sent"
     assert rows[bench.REPORT_RENDER].startswith("110 ms median")
     assert rows[bench.REPORT_BUILD].startswith("552 files, 12.9 MB; build 3.10 s wall")

@@ -70,7 +70,7 @@ def test_stats_prints_bins_providers_budget_and_kappa(project, capsys):
     assert main(["annotate", "stats", "--split", "llm"]) == 0
     out = capsys.readouterr().out
     assert "llm: 3 of 6 predictions labelled (budget), 6 labels" in out
-    assert "empty bins, per model (no label of another provider there: the published calibration fails):" in out
+    assert "empty bins, per model (no label of another provider there: no published interval; the posterior ranks):" in out
     assert "\n  atlas-large  0" in out and max(map(len, out.splitlines())) <= 120
     kappa = (2 / 3 - (2 / 3 * 1 / 3 + 1 / 3 * 2 / 3)) / (1 - (2 / 3 * 1 / 3 + 1 / 3 * 2 / 3))
     assert f"ana, bob                          3{kappa:>10.2f}            n/a" in out

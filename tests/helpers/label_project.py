@@ -37,14 +37,15 @@ def _png() -> bytes:
     return out.getvalue()
 
 
-def riddle_rows(n: int) -> pd.DataFrame:
+def riddle_rows(n: int, split: str = "llm") -> pd.DataFrame:
     rows = [{
-        "riddle_id": f"r-{i:02d}", "split": "llm", "category": "test", "title": f"Riddle {i}",
+        "riddle_id": f"r-{i:02d}" if split == "llm" else f"{split}-{i:02d}", "split": split, "category": "test",
+        "title": f"Riddle {i}",
         "description": f"How many sides has shape {i}? <b>not bold</b>", "answer": str(i + 3),
         "solution": f"It has {i + 3} sides.", "justification": f"Count the {i + 3} edges.",
         "first_hint": None, "second_hint": None, "third_hint": None, "special_hint": None,
-        "image": _png() if i == 0 else None, "picarats": 20, "game": None, "source": "test", "url": None,
-        "license": "CC0-1.0",
+        "image": _png() if i == 0 or split == "vlm" else None, "picarats": 20, "game": None, "source": "test",
+        "url": None, "license": "CC0-1.0",
     } for i in range(n)]
     return conform(pd.DataFrame(rows), RIDDLES, "label project riddles")
 
@@ -55,34 +56,47 @@ def default_votes(riddle: int, model: str) -> int:
 
 
 def label_project(root: Path, n_riddles: int = 6, votes: Callable[[int, str], int] = default_votes,
-                  annotations: dict[str, Any] | None = None) -> Path:
-    """The project directory (``root``), ready for ``sideways annotate serve --split llm``."""
+                  annotations: dict[str, Any] | None = None, splits: tuple[str, ...] = ("llm",),
+                  takes: dict[str, list[str]] | None = None) -> Path:
+    """The project directory (``root``), ready for ``sideways annotate serve --split <split>``: every
+    split of ``splits``, each model's predictions on the splits it takes (``takes``: model -> its
+    ``takes:``; absent: every split)."""
     params = project_params()
-    params["splits"] = ["llm"]
+    params["splits"] = list(splits)
     params["models"] = {k: v for k, v in params["models"].items() if k in MODELS}
+    for model, benchmarks in (takes or {}).items():
+        params["models"][model] = {**params["models"][model], "takes": benchmarks}
     params["annotations"] = {**params["annotations"], "source": "file", **(annotations or {})}
     root.mkdir(parents=True, exist_ok=True)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    riddles = riddle_rows(n_riddles)
-    write_table(riddles, RIDDLES, root / "data/split/llm.parquet")
+    for split in splits:
+        riddles = riddle_rows(n_riddles, split)
+        write_table(riddles, RIDDLES, root / f"data/split/{split}.parquet")
+        models = {m: p for m, p in MODELS.items() if takes is None or m not in takes or split in takes[m]}
+        _predictions_and_jury(root, split, list(riddles["riddle_id"]), models, votes)
+    return root
+
+
+def _predictions_and_jury(root: Path, split: str, ids: list[str], models: dict[str, str],
+                          votes: Callable[[int, str], int]) -> None:
     jury = []
-    for model, provider in MODELS.items():
+    for model, provider in models.items():
         preds = [{
-            "riddle_id": f"r-{i:02d}", "model": model, "provider": provider, "model_name": f"{model}-v1",
-            "n_hints": 0, "answer": f"it is {i + 3 + list(MODELS).index(model) % 2}", "justification": f"<img src=x onerror=alert(1)> {i}",
+            "riddle_id": r, "model": model, "provider": provider, "model_name": f"{model}-v1",
+            "n_hints": 0, "answer": f"it is {i + 3 + list(MODELS).index(model) % 2}",
+            "justification": f"<img src=x onerror=alert(1)> {i}",
             "raw": None, "status": "ok", "error": None, "request_hash": None, "input_tokens": None,
             "output_tokens": None, "cost_usd": None,
-        } for i in range(n_riddles)]
-        write_table(pd.DataFrame(preds), PREDICTIONS, root / f"data/predictions/llm/{model}.parquet")
-        for i in range(n_riddles):
+        } for i, r in enumerate(ids)]
+        write_table(pd.DataFrame(preds), PREDICTIONS, root / f"data/predictions/{split}/{model}.parquet")
+        for i, r in enumerate(ids):
             v = votes(i, model)
-            row = {"riddle_id": f"r-{i:02d}", "model": model, "provider": provider, "model_name": f"{model}-v1",
+            row = {"riddle_id": r, "model": model, "provider": provider, "model_name": f"{model}-v1",
                    "n_hints": 0, "panel": "a,b,c"}
             for f in ("answer_correct", "justification_correct", "both_correct"):
                 row.update({f"{f}_votes": v, f"{f}_judges": 3, f"{f}_score": v / 3})
             jury.append(row)
-    write_table(pd.DataFrame(jury), JURY, root / "data/jury/llm.parquet")
-    return root
+    write_table(pd.DataFrame(jury), JURY, root / f"data/jury/{split}.parquet")
 
 
 def free_port() -> int:

@@ -85,6 +85,8 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
         raise SchemaError(
             f"{path}: no label file (annotations.source is 'file'; write labels there as JSONL or Parquet)"
         )
+    if path.stat().st_size == 0:  # a split nobody labelled yet: zero labels, not a file without columns
+        return conform(pd.DataFrame(columns=ANNOTATIONS.names), ANNOTATIONS, str(path))
     if path.suffix == ".parquet":
         try:
             table = pq.read_table(path)
@@ -114,3 +116,14 @@ def read_label_file(path: Path, riddles: pd.DataFrame) -> pd.DataFrame:
         named = ", ".join(f"{r} ({where} {line})" for r, line in unknown[:10])
         raise SchemaError(f"{path}: labels for unknown riddle(s) {named}")
     return labels
+
+
+def label_file(labels_dir: Path, split: str) -> Path | None:
+    """The label file of ``split`` in ``labels_dir``: ``<split>.parquet``, else ``<split>.jsonl`` (None: neither)."""
+    return next((p for p in (labels_dir / f"{split}.{ext}" for ext in ("parquet", "jsonl")) if p.exists()), None)
+
+
+def no_labels_yet(labels_dir: Path, split: str) -> str:
+    """What a split with ``annotations.source: file`` and no label file means, in one line."""
+    return (f"no labels yet ({labels_dir / split}.jsonl): judges alone, wide intervals; "
+            f"sideways annotate serve --split {split}")

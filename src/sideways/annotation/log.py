@@ -53,31 +53,54 @@ def _action(rec: Mapping[str, Any], line: int, source: str) -> str:
     return str(action)
 
 
-def replay(records: Sequence[Mapping[str, Any]], lines: Sequence[int], source: str) -> list[Event]:
-    """The events that survive the undos, in file order.
+class Replay:
+    """The log replayed one line at a time: :meth:`feed` returns what a line changed, so a reader
+    that keeps up with the file (the annotation app) never replays it from the start again."""
 
-    An undo with nothing to withdraw, or a second label of one prediction by one annotator with
-    no undo between them, is an error naming the line(s).
-    """
-    stacks: dict[tuple[str, str, str], list[Event]] = {}
-    for rec, line in zip(records, lines, strict=True):
-        action = _action(rec, line, source)
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._stacks: dict[tuple[str, str, str], list[Event]] = {}
+        self._alive: dict[int, Event] = {}  # the surviving events by line, in file order
+
+    def feed(self, rec: Mapping[str, Any], line: int) -> tuple[int, Event]:
+        """Apply one line: (+1, the event it adds) or (-1, the event an undo withdraws).
+
+        An undo with nothing to withdraw, or a second label of one prediction by one annotator with
+        no undo between them, is an error naming the line(s); the state is then as before the line.
+        """
+        action = _action(rec, line, self.source)
         key = (str(rec.get("riddle_id")), str(rec.get("model")), str(rec.get("annotator")))
-        stack = stacks.setdefault(key, [])
+        stack = self._stacks.get(key, [])
         if action == "undo":
             if not stack:
-                raise SchemaError(f"{source}: line {line}: undo of {key[:2]} by {key[2]!r}, which has nothing to undo")
-            stack.pop()
-            continue
+                raise SchemaError(
+                    f"{self.source}: line {line}: undo of {key[:2]} by {key[2]!r}, which has nothing to undo")
+            gone = stack.pop()
+            del self._alive[gone.line]
+            return -1, gone
         if action == "label":
             earlier = [e.line for e in stack if e.action == "label"]
             if earlier:
                 raise SchemaError(
-                    f"{source}: duplicate annotations key {key[:2]} by annotator {key[2]!r} on lines "
+                    f"{self.source}: duplicate annotations key {key[:2]} by annotator {key[2]!r} on lines "
                     f"{earlier[0]} and {line} (withdraw a label with an \"action\": \"undo\" line)"
                 )
-        stack.append(Event(action, key[0], key[1], key[2], line, rec))
-    return sorted((e for stack in stacks.values() for e in stack), key=lambda e: e.line)
+        event = Event(action, key[0], key[1], key[2], line, rec)
+        self._stacks.setdefault(key, []).append(event)
+        self._alive[line] = event
+        return 1, event
+
+    def events(self) -> list[Event]:
+        """The surviving events, in file order."""
+        return list(self._alive.values())
+
+
+def replay(records: Sequence[Mapping[str, Any]], lines: Sequence[int], source: str) -> list[Event]:
+    """The events that survive the undos, in file order (errors as :meth:`Replay.feed`)."""
+    state = Replay(source)
+    for rec, line in zip(records, lines, strict=True):
+        state.feed(rec, line)
+    return state.events()
 
 
 def labels(events: Iterable[Event]) -> list[Event]:

@@ -3,7 +3,8 @@
 - ``GET /api/next``: the next item (200) or nothing left (204); a new session when the request
   carries no valid ``X-CSRF-Token``. The session's token is in the body and in that header.
 - ``POST /api/labels`` ``{item_id, answer_correct, justification_correct, note?}``,
-  ``POST /api/skip`` ``{item_id}``, ``POST /api/undo``: need the token in ``X-CSRF-Token``.
+  ``POST /api/skip`` ``{item_id}``, ``POST /api/undo``, ``POST /api/beat`` (the page is still open:
+  its item stays held; the page beats every few seconds): need the token in ``X-CSRF-Token``.
 - ``GET /api/progress``: labels per bin and provider, budget, agreement.
 
 Guards: a request whose ``Host`` is not one of this server's names gets 403 (DNS rebinding: a
@@ -116,8 +117,8 @@ def _action(name: str) -> Handler:
         service, token = request.app[SERVICE], request.headers[TOKEN_HEADER]
         try:
             body = await _body(request)
-            if name == "undo":
-                result = await asyncio.to_thread(service.undo, token)
+            if name in ("undo", "beat"):
+                result = await asyncio.to_thread(service.undo if name == "undo" else service.beat, token)
             else:
                 method = service.label if name == "label" else service.skip
                 result = await asyncio.to_thread(method, token, body)
@@ -167,4 +168,5 @@ def make_app(service: LabelService, host: str, port: int, names: tuple[str, ...]
     app.router.add_post("/api/labels", _action("label"))
     app.router.add_post("/api/skip", _action("skip"))
     app.router.add_post("/api/undo", _action("undo"))
+    app.router.add_post("/api/beat", _action("beat"))
     return app

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +55,14 @@ class AuditField:
         self.started = -EVERY
         self.tables: tuple[pd.DataFrame, pd.DataFrame] | None = None
 
-    def field(self, events: list[Event]) -> dict[str, Any]:
-        """The last finished audit; starts a new one when the labels are not those it read."""
-        frame = event_labels(events)
+    def field(self, count: int, events: Callable[[], list[Event]]) -> dict[str, Any]:
+        """The last finished audit; starts a new one when the label count is not the one it read. ``events`` is
+        called only then, so a progress answer costs nothing in the log's length."""
         with self.lock:
             now = time.monotonic()
-            if len(frame) != self.asked and not self.running and now - self.started >= EVERY:
-                self.asked, self.running, self.started = len(frame), True, now
+            if count != self.asked and not self.running and now - self.started >= EVERY:
+                self.asked, self.running, self.started = count, True, now
+                frame = event_labels(events())
                 threading.Thread(target=self._compute, args=(frame,), daemon=True).start()
             return dict(self.done)
 
@@ -84,8 +86,9 @@ class AuditField:
 _FIELDS: weakref.WeakKeyDictionary[Any, AuditField] = weakref.WeakKeyDictionary()
 
 
-def audit_field(service: Any, events: list[Event]) -> dict[str, Any]:
-    """The ``audit`` field of ``service``'s progress answer (one :class:`AuditField` per service)."""
+def audit_field(service: Any, count: int, events: Callable[[], list[Event]]) -> dict[str, Any]:
+    """The ``audit`` field of ``service``'s progress answer (one :class:`AuditField` per service): ``count`` labels
+    survive in the log, ``events()`` lists them."""
     if service not in _FIELDS:
         _FIELDS[service] = AuditField(service.plan.seed, service.plan.split)
-    return _FIELDS[service].field(events)
+    return _FIELDS[service].field(count, events)

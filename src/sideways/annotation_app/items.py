@@ -1,7 +1,8 @@
 """What there is to label on a split: every prediction the jury scored, with its riddle.
 
 Read from the pipeline's own tables (run `dvc repro` first): ``data/split/<split>.parquet``,
-``data/predictions/<split>/<model>.parquet`` for the models of params.yaml and
+``data/predictions/<split>/<model>.parquet`` for the models of params.yaml that take the split
+(a text-only model with ``takes: [llm, demo]`` has no vlm predictions: it is skipped there) and
 ``data/jury/<split>.parquet``. A prediction nobody voted on for the calibration field is left
 out: it has no jury-score bin, so its label could never enter the calibration pool.
 """
@@ -55,13 +56,25 @@ def _riddle(r: dict[str, object]) -> dict[str, str | None]:
     return out
 
 
+def skipped(params: Params, split: str) -> str | None:
+    """One line naming the models of params.yaml that do not take ``split`` (None: every model takes it)."""
+    out = [m.key for m in params.models if m not in params.models_taking(split)]
+    if not out:
+        return None
+    return f"{', '.join(out)}: not labelled on {split} (their `takes:` leaves {split} out)"
+
+
 def load_items(params: Params, split: str, root: Path = Path(".")) -> list[Item]:
-    """Every prediction of ``split`` with a jury score for ``calibration.field``, sorted by (riddle, model)."""
+    """Every prediction of ``split`` with a jury score for ``calibration.field``, sorted by (riddle, model),
+    of the models that take ``split``."""
     field = params.calibration.field
+    models = params.models_taking(split)
+    if not models:
+        raise SidewaysError(f"no model of params.yaml takes the {split} split: nothing to label there")
     try:
         riddles = records_by(read_table(root / paths.split_table(split), RIDDLES), "riddle_id")
         jury = read_table(root / paths.jury(split), JURY)
-        preds = pd.concat([read_table(root / paths.predictions(split, m.key), PREDICTIONS) for m in params.models])
+        preds = pd.concat([read_table(root / paths.predictions(split, m.key), PREDICTIONS) for m in models])
     except SidewaysError as exc:
         raise SidewaysError(f"{exc} (the app labels the pipeline's predictions: run `dvc repro` first)") from None
     jury = jury[jury[f"{field}_judges"] > 0]

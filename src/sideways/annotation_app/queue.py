@@ -132,7 +132,12 @@ def eligible(plan: Plan, candidates: Sequence[Candidate], state: State, annotato
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
               exclude: Iterable[ItemKey] = ()) -> Candidate | None:
     """The next prediction for ``annotator``, or None when nothing is left for them."""
-    state = State.of(events)
+    return next_from_state(plan, candidates, State.of(events), annotator, exclude)
+
+
+def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
+                    exclude: Iterable[ItemKey] = ()) -> Candidate | None:
+    """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
     pool = eligible(plan, candidates, state, annotator, exclude)
     if not pool:
         return None
@@ -160,7 +165,7 @@ def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Even
     keys = {c: (-fills(c), by_provider[c.provider], by_model[c.model], by_bin[c.bin]) for c in pool}
     best = min(keys.values())
     tied = [c for c in pool if keys[c] == best]  # the seeded coin decides among these only (it costs a hash)
-    return min(tied, key=lambda c: _coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
+    return min(tied, key=lambda c: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
 
 
 def cells(candidates: Sequence[Candidate], state: State, field: str) -> dict[tuple[str, Bin], Cell]:
@@ -191,11 +196,11 @@ def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: lis
 
     best = min(key(c) for c in pool)
     tied = [c for c in pool if key(c) == best]
-    return min(tied, key=lambda c: _coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
+    return min(tied, key=lambda c: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
 
 
 @lru_cache(maxsize=1 << 20)
-def _coin(seed: int, split: str, annotator: str, riddle_id: str, model: str) -> int:
+def coin(seed: int, split: str, annotator: str, riddle_id: str, model: str) -> int:
     """The seeded tie-break of one prediction for one annotator (cached: the app asks again and again)."""
     return stable_int(seed, "queue", split, annotator, riddle_id, model)
 

@@ -4,7 +4,13 @@ One service serves one annotator on one split. The model's identity is never in 
 :meth:`LabelService.next` returns; :meth:`LabelService.label` reveals it once the label is on
 disk. Item ids are opaque (an HMAC of riddle and model under a key drawn at start), tokens are
 per session. Methods block (file lock, fsync): the HTTP layer runs them in a worker thread,
-one at a time per service.
+one at a time per service. The state comes from a :class:`~sideways.annotation_app.tally.Tally`
+the store keeps up to date, so no request replays the label log.
+
+A session holds the item it was given while its page keeps beating (:meth:`LabelService.beat`,
+every few seconds): a closed tab's item is back in the queue ``HOLD_S`` seconds later. A session
+that went away (evicted when ``MAX_SESSIONS`` are open) is never an error: asking again opens it
+anew, and a label it sent is saved.
 """
 
 from __future__ import annotations
@@ -19,18 +25,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sideways.annotation.agreement import agreement
 from sideways.annotation.log import Event, ItemKey
 from sideways.annotation_app.audit_field import audit_field
 from sideways.annotation_app.items import Item
-from sideways.annotation_app.queue import Plan, State, eligible, next_item, progress
+from sideways.annotation_app.queue import Plan
 from sideways.annotation_app.store import LabelStore
+from sideways.annotation_app.tally import Tally
 
 MAX_NOTE = 2000
 MAX_SESSIONS = 1000  # a script calling GET /api/next without its token opens a session each time
-# A session that has not asked for an item for this long no longer holds one: a reload opens a
-# new session, and the old one's item must not stay hidden from everyone else forever.
-HOLD_S = 300.0
+# A session whose page has not beaten (nor asked for an item) for this long no longer holds its
+# item: the page beats every BEAT_S seconds, so a closed tab frees its item within seconds.
+HOLD_S = 30.0
+BEAT_S = 10.0
 
 
 class BadRequest(ValueError):
@@ -68,50 +75,69 @@ def _flag(body: Mapping[str, Any], field: str) -> bool:
 
 
 class LabelService:
-    """Labels of ``annotator`` on ``items`` (one split), appended to ``store``."""
+    """Labels of ``annotator`` on ``items`` (one split), appended to ``store``. ``empty_bins_fail``:
+    the interval in use fails on an empty jury-score bin (the published one with ``empty_bin: error``)."""
 
     def __init__(self, items: Sequence[Item], plan: Plan, store: LabelStore, annotator: str,
-                 clock: Callable[[], str] = utc_now, monotonic: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], str] = utc_now, monotonic: Callable[[], float] = time.monotonic,
+                 empty_bins_fail: bool = False) -> None:
         self.items = {i.candidate.key: i for i in items}
         self.candidates = [i.candidate for i in items]
         self.plan, self.store, self.annotator, self.clock = plan, store, annotator, clock
-        self.monotonic = monotonic
+        self.monotonic, self.empty_bins_fail = monotonic, empty_bins_fail
         key = secrets.token_bytes(16)
         self.ids = {k: hmac.new(key, "\x1f".join(k).encode(), hashlib.sha256).hexdigest()[:24] for k in self.items}
         self.keys = {v: k for k, v in self.ids.items()}
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
+        self.tally = Tally(plan, self.candidates, annotator)
+        store.subscribe(self.tally)
+        store.sync()  # the whole log, once: from here on only what is appended is read
 
     def open_session(self) -> str:
-        token = secrets.token_urlsafe(32)
         with self.lock:
-            while len(self.sessions) >= MAX_SESSIONS:
-                del self.sessions[next(iter(self.sessions))]  # the oldest
-            self.sessions[token] = Session(seen=self.monotonic())
+            return self._open_session()
+
+    def _open_session(self, token: str | None = None) -> str:
+        token = token or secrets.token_urlsafe(32)
+        while len(self.sessions) >= MAX_SESSIONS:
+            del self.sessions[next(iter(self.sessions))]  # the oldest
+        self.sessions[token] = Session(seen=self.monotonic())
         return token
 
     def valid(self, token: str | None) -> bool:
         """Whether ``token`` is a live session's (a dict lookup: atomic, and safe from the event loop)."""
         return token is not None and token in self.sessions
 
-    def _open(self, events: list[Event]) -> set[ItemKey]:
-        return {c.key for c in eligible(self.plan, self.candidates, State.of(events), self.annotator)}
+    def _session(self, token: str) -> Session:
+        """The session of ``token``, opened anew if it was evicted since the token was checked."""
+        session = self.sessions.get(token)
+        if session is None:
+            self._open_session(token)
+            session = self.sessions[token]
+        return session
+
+    def beat(self, token: str) -> dict[str, Any]:
+        """The page is still open: its session keeps holding its item."""
+        with self.lock:
+            session = self._session(token)
+            session.seen = self.monotonic()
+            return {"held": session.held is not None and self.tally.is_open(session.held)}
 
     def next(self, token: str) -> dict[str, Any] | None:
         """The next item for this session (the one it holds, if still open), or None when done."""
         with self.lock:
-            session = self.sessions[token]
+            session = self._session(token)
             session.seen = now = self.monotonic()
-            events = self.store.events()
-            open_ = self._open(events)
+            self.store.sync()
             for key in (session.pinned, session.held):
-                if key is not None and key in open_:
+                if key is not None and self.tally.is_open(key):
                     session.held = key
                     break
             else:
                 others = [s.held for t, s in self.sessions.items()
                           if t != token and s.held is not None and now - s.seen < HOLD_S]
-                chosen = next_item(self.plan, self.candidates, events, self.annotator, others)
+                chosen = self.tally.next(others)
                 session.held = None if chosen is None else chosen.key
             session.pinned = None
             if session.held is None:
@@ -121,7 +147,7 @@ class LabelService:
                 "item_id": self.ids[session.held],
                 "riddle": item.riddle,
                 "prediction": {"answer": item.answer, "justification": item.justification},
-                "progress": self._progress(events),
+                "progress": self._progress(),
             }
 
     def _item(self, body: Any, allowed: set[str]) -> ItemKey:
@@ -135,12 +161,18 @@ class LabelService:
             raise BadRequest("item_id", "required, an item_id from GET /api/next of this server")
         return self.keys[item_id]
 
-    def _append(self, record: dict[str, Any], key: ItemKey) -> list[Event]:
-        def check(events: list[Event]) -> None:
-            if key not in self._open(events):
+    def _append(self, record: dict[str, Any], key: ItemKey) -> None:
+        def check() -> None:
+            if not self.tally.is_open(key):
                 raise Conflict(f"item {self.ids[key]} is no longer open to {self.annotator!r} "
                                "(labelled or skipped already, or it has all its labels)")
-        return self.store.append(record, check)
+        self.store.append_if(record, check)
+
+    def _release(self, token: str) -> None:
+        """The session holds nothing now (a session evicted meanwhile holds nothing anyway)."""
+        session = self.sessions.get(token)
+        if session is not None:
+            session.held = None
 
     def label(self, token: str, body: Any) -> dict[str, Any]:
         """Append a label; the answer reveals the model. ``body``: item_id, answer_correct,
@@ -159,11 +191,11 @@ class LabelService:
         if note.strip():
             record["note"] = note.strip()
         with self.lock:
-            events = self._append(record, key)
-            self.sessions[token].held = None
+            self._append(record, key)
+            self._release(token)
             return {"saved": True, "item_id": self.ids[key], "riddle_id": c.riddle_id, "model": c.model,
                     "model_name": self.items[key].model_name, "provider": c.provider,
-                    "progress": self._progress(events)}
+                    "progress": self._progress()}
 
     def skip(self, token: str, body: Any) -> dict[str, Any]:
         """Pass on an item: never shown to this annotator again (unless undone)."""
@@ -171,39 +203,45 @@ class LabelService:
         record = {"action": "skip", "riddle_id": key[0], "model": key[1], "annotator": self.annotator,
                   "timestamp": self.clock()}
         with self.lock:
-            events = self._append(record, key)
-            self.sessions[token].held = None
-            return {"skipped": True, "item_id": self.ids[key], "progress": self._progress(events)}
+            self._append(record, key)
+            self._release(token)
+            return {"skipped": True, "item_id": self.ids[key], "progress": self._progress()}
 
     def undo(self, token: str) -> dict[str, Any]:
         """Withdraw this annotator's latest label or skip; that item is the session's next."""
         with self.lock:
-            mine = [e for e in self.store.events() if e.annotator == self.annotator]
-            if not mine:
+            self.store.sync()
+            last = self.tally.last_mine()
+            if last is None:
                 raise Conflict(f"nothing of {self.annotator!r} to undo")
-            last = mine[-1]
 
-            def check(events: list[Event]) -> None:
-                now = [e for e in events if e.annotator == self.annotator]
-                if not now or now[-1].line != last.line:
+            def check() -> None:
+                now = self.tally.last_mine()
+                if now is None or now.line != last.line:
                     raise Conflict("the label file changed meanwhile; undo again")
 
             record = {"action": "undo", "riddle_id": last.riddle_id, "model": last.model,
                       "annotator": self.annotator, "timestamp": self.clock()}
-            events = self.store.append(record, check)
-            self.sessions[token].pinned = last.item if last.item in self.items else None
-            return {"undone": last.action, "item_id": self.ids.get(last.item), "progress": self._progress(events)}
+            self.store.append_if(record, check)
+            self._session(token).pinned = last.item if last.item in self.items else None
+            return {"undone": last.action, "item_id": self.ids.get(last.item), "progress": self._progress()}
 
-    def _progress(self, events: list[Event]) -> dict[str, Any]:
-        out = progress(self.plan, self.candidates, events)
+    def _progress(self) -> dict[str, Any]:
+        out = self.tally.progress()
         out["annotator"] = self.annotator
-        out["mine"] = sum(1 for e in events if e.annotator == self.annotator and e.action == "label")
+        out["mine"] = self.tally.mine_labels
+        out["holes_fail"] = self.empty_bins_fail
         out["agreement"] = [
-            {"annotators": list(a.annotators), "n": a.n, "kappa": a.kappa} for a in agreement(events)
+            {"annotators": list(a.annotators), "n": a.n, "kappa": a.kappa} for a in self.tally.agreement()
         ]
-        out["audit"] = audit_field(self, events)  # the annotators' audit, refreshed in the background
+        out["audit"] = audit_field(self, self.tally.n_labels, self._labels)  # refreshed in the background
         return out
+
+    def _labels(self) -> list[Event]:
+        """The surviving label events, from the tally (no replay of the log): what the audit reads."""
+        return [e for events in self.tally.labels_of.values() for e in events]
 
     def progress(self) -> dict[str, Any]:
         with self.lock:
-            return self._progress(self.store.events())
+            self.store.sync()
+            return self._progress()

@@ -5,6 +5,11 @@ written since), lets the caller refuse the line in view of what is there (a pred
 meanwhile got all its labels), writes the line with one ``write`` on an ``O_APPEND`` descriptor
 and fsyncs it. Readers take ``LOCK_SH``, so they never see a line being written; a ``kill -9``
 lands before or after a write, never inside it, so every acknowledged line is on disk.
+
+The log is replayed once, when the store first reads it (at the app's start, so after a crash
+too); afterwards only the lines appended since are read and fed to the replay, and each change
+they make is passed on to the store's listeners (the app's :class:`~sideways.annotation_app.tally.Tally`),
+so no request replays the whole log.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from sideways.annotation.log import Event, replay
+from sideways.annotation.log import Event, Replay
 from sideways.core.errors import SchemaError
 from sideways.core.jsonl import decode, encode_line, parse_text
 
@@ -34,6 +39,15 @@ def encode(record: Mapping[str, Any]) -> bytes:
     return encode_line(record)
 
 
+class Listener(Protocol):
+    """What keeps up with the log: told of each event a line adds (+1) or withdraws (-1), and of a
+    new start when the file was replaced or cut shorter (then every surviving event again)."""
+
+    def reset(self) -> None: ...
+
+    def apply(self, sign: int, event: Event) -> None: ...
+
+
 class LabelStore:
     """The log at ``path`` (created with its folder on the first append).
 
@@ -46,16 +60,30 @@ class LabelStore:
         self._file: tuple[int, int] | None = None  # (device, inode) of the file parsed so far
         self._offset = 0
         self._next_line = 1  # the number of the first line not parsed yet
-        self._records: list[dict[str, Any]] = []
-        self._lines: list[int] = []
+        self._replay = Replay(str(path))
+        self._listeners: list[Listener] = []
         self._lock = threading.Lock()
 
-    def _load(self, fd: int) -> list[Event]:
+    def subscribe(self, listener: Listener) -> None:
+        """Keep ``listener`` up to date from now on: it hears the events read so far at once."""
+        with self._lock:
+            listener.reset()
+            for event in self._replay.events():
+                listener.apply(1, event)
+            self._listeners.append(listener)
+
+    def _restart(self, file: tuple[int, int] | None) -> None:
+        self._file, self._offset, self._next_line = file, 0, 1
+        self._replay = Replay(str(self.path))
+        for listener in self._listeners:
+            listener.reset()
+
+    def _load(self, fd: int) -> None:
+        """Read and replay the lines appended since the last read (the whole file when it is new)."""
         with self._lock:
             st = os.fstat(fd)
             if self._file != (st.st_dev, st.st_ino) or st.st_size < self._offset:
-                self._file, self._offset, self._next_line = (st.st_dev, st.st_ino), 0, 1
-                self._records, self._lines = [], []
+                self._restart((st.st_dev, st.st_ino))
             os.lseek(fd, self._offset, os.SEEK_SET)
             chunks = []
             while chunk := os.read(fd, 1 << 20):
@@ -63,23 +91,34 @@ class LabelStore:
             data = b"".join(chunks)
             first = self._next_line
             records, lines = _records(decode(data, str(self.path)), first, str(self.path))
-            self._records += records
-            self._lines += lines
+            try:
+                for rec, line in zip(records, lines, strict=True):
+                    change = self._replay.feed(rec, line)
+                    for listener in self._listeners:
+                        listener.apply(*change)
+            except SchemaError:
+                self._restart(None)  # read again from the start next time, and stop there again
+                raise
             self._offset += len(data)
             self._next_line = first + data.count(b"\n")
-            return replay(self._records, self._lines, str(self.path))
 
-    def events(self) -> list[Event]:
-        """The surviving events, read under a shared lock (none when the file does not exist)."""
+    def sync(self) -> None:
+        """Catch up with the file under a shared lock (nothing to do when it does not exist)."""
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except FileNotFoundError:
-            return []
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_SH)
-            return self._load(fd)
+            self._load(fd)
         finally:
             os.close(fd)  # closing releases the lock
+
+    def events(self) -> list[Event]:
+        """The surviving events, read under a shared lock (none when the file does not exist)."""
+        self.sync()
+        with self._lock:
+            return self._replay.events()
 
     def append(self, record: Mapping[str, Any], check: Callable[[list[Event]], None] | None = None) -> list[Event]:
         """Append ``record`` as one line, durably; ``check(events)`` may raise to refuse it.
@@ -91,17 +130,27 @@ class LabelStore:
     def append_many(self, records: Callable[[], Sequence[Mapping[str, Any]]],
                     check: Callable[[list[Event]], None] | None = None) -> list[Event]:
         """Append the lines ``records()`` gives once ``check(events)`` has seen the file, in one write."""
+        self._append(records, None if check is None else lambda: check(self._replay.events()))
+        with self._lock:
+            return self._replay.events()
+
+    def append_if(self, record: Mapping[str, Any], check: Callable[[], None]) -> None:
+        """Append ``record`` durably once the listeners have caught up with the file and ``check()``
+        (which reads them) has not raised: no list of every event is built, the app's way."""
+        self._append(lambda: [record], check)
+
+    def _append(self, records: Callable[[], Sequence[Mapping[str, Any]]], check: Callable[[], None] | None) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            events = self._load(fd)
+            self._load(fd)
             if check is not None:
-                check(events)
+                check()
             data = b"".join(encode(r) for r in records())
             if data:
                 _write_whole(fd, data, self.path)
-            return self._load(fd)
+            self._load(fd)
         finally:
             os.close(fd)  # closing releases the lock
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sideways.annotation.agreement import agreement
-from sideways.annotation_app.items import Item, load_items
+from sideways.annotation_app.items import Item, load_items, skipped
 from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.artifacts import paths
@@ -23,7 +23,8 @@ from sideways.core.jsonl import read_jsonl_numbered
 from sideways.layton_eval.annotations import DEFAULT_ANNOTATOR, convert_annotations
 
 DESCRIPTION = """\
-Human labels for `annotations.source: file`, kept in data/labels/<split>.jsonl (data/labels/README.md).
+Human labels for `annotations.source: file` (for every split, or per split: {llm: file, vlm: sim}), kept in
+data/labels/<split>.jsonl (data/labels/README.md). Models whose `takes:` leaves the split out are skipped.
 
   serve   a local web app that shows one model's prediction beside the riddle and records whether
           its answer and justification are correct. The queue fills the jury-score bins the
@@ -41,7 +42,8 @@ Serve the annotation app on this machine: the riddle and one model's prediction 
 model is named once the label is saved), keys for every control, progress per jury-score bin
 and provider against `annotations.budget`. Each label is appended to data/labels/<split>.jsonl,
 fsync'd before the page hears it is saved. Run `dvc repro` first (it reads the split,
-predictions and jury tables)."""
+predictions and jury tables). A reloaded page keeps its session and item; the item of a page
+closed for 30 s goes back to the queue."""
 IMPORT = """\
 Convert a layton-eval annotation file (annotations/llm.jsonl in its repository: riddle_id, model,
 provider, is_answer_correct, is_justification_correct, notes) and append it to
@@ -89,6 +91,12 @@ def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
                 params.calibration.field)
 
 
+def empty_bins_fail(params: Params) -> bool:
+    """Whether the interval the ranks follow fails on an empty jury-score bin (the published one
+    with ``calibration.empty_bin: error``); the posterior interval never does."""
+    return params.calibration.interval == "published" and params.calibration.empty_bin == "error"
+
+
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
     if args.action == "serve":
@@ -111,13 +119,16 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int, name
     items = load_items(params, split)
     store = LabelStore(label_file(split))
     store.events()  # a damaged label file stops here, naming the line, before anything is served
-    service = LabelService(items, plan_for(params, split, items), store, annotator.strip())
+    service = LabelService(items, plan_for(params, split, items), store, annotator.strip(),
+                           empty_bins_fail=empty_bins_fail(params))
     wildcard = host in WILDCARDS
     secret = secrets.token_urlsafe(18) if wildcard else ""  # only a wildcard bind needs one
     app = make_app(service, host, port, names, secret)
     url = f"http://{authority(names[0] if wildcard else host, port)}/" + (f"?key={secret}" if secret else "")
     print(f"sideways annotate: {len(items)} predictions of {split}, labels in {store.path}; "
           f"open {url} (Ctrl+C stops)", flush=True)
+    if (note := skipped(params, split)) is not None:
+        print(f"sideways annotate: {note}", flush=True)
     web.run_app(app, host=host, port=port, print=None)
     return 0
 
@@ -157,6 +168,11 @@ def print_stats(params: Params, split: str) -> int:
     p = progress(plan_for(params, split, items), [i.candidate for i in items], events)
     print(f"{split}: {p['labelled']} of {p['budget']} predictions labelled (budget), {p['labels']} labels; "
           f"double labels {p['double_done']} of {p['double_wanted']}")
+    if (note := skipped(params, split)) is not None:
+        print(note)
+    if p["labelled"] < p["budget"]:
+        print("with few real labels the intervals are wider than with simulated ones (expected); "
+              "they narrow as labels arrive")
     providers, cells = list(p["providers"]), {(c["bin"], c["provider"]): c["labelled"] for c in p["cells"]}
     print("\nlabels per jury-score bin and provider:")
     print("bin    " + "".join(f"{q:>12}" for q in providers))
@@ -164,7 +180,9 @@ def print_stats(params: Params, split: str) -> int:
         print(f"{b:<7}" + "".join(f"{cells.get((b, q), 0):>12}" for q in providers))
     gaps = holes([i.candidate for i in items], State.of(events))
     if gaps:
-        print("\nempty bins, per model (no label of another provider there: the published calibration fails):")
+        print("\nempty bins, per model (no label of another provider there: " + (
+            "the published calibration fails):" if empty_bins_fail(params)
+            else "no published interval; the posterior ranks):"))
         by_model: dict[str, list[Bin]] = {}
         for m, b in gaps:
             by_model.setdefault(m, []).append(b)

@@ -138,6 +138,12 @@ class AnnotationParams:
     budget: int | None = None
     double_share: float = 0.1
     noise: float = 0.0
+    # ``source`` per split when params.yaml gives a mapping ({llm: file, vlm: sim}); ``source`` is then sim
+    by_split: tuple[tuple[str, AnnotationSource], ...] = ()
+
+    def source_for(self, split: str) -> AnnotationSource:
+        """Where ``split``'s labels come from: its own entry of a per-split ``source``, else ``source``."""
+        return dict(self.by_split).get(split, self.source)
 
 
 @dataclass(frozen=True)
@@ -336,14 +342,24 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
     budget = ann.get("budget")
     if share == 0:
         raise ParamsError(f"{where}.share: 0 labels nothing, so no model could be calibrated; use a share in (0, 1]")
+    source, by_split = _sources(ann.get("source", "sim"), f"{where}.source")
     return AnnotationParams(
-        source=checks.choice(ann.get("source", "sim"), ANNOTATION_SOURCES, f"{where}.source"),
+        source=source,
+        by_split=by_split,
         share=share,
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
         queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
         noise=checks.number(ann.get("noise", 0.0), f"{where}.noise", lo=0.0, hi=0.5),
     )
+
+
+def _sources(value: Any, where: str) -> tuple[AnnotationSource, tuple[tuple[str, AnnotationSource], ...]]:
+    """``annotations.source``: one source for every split, or a mapping split -> source (others: sim)."""
+    if not isinstance(value, Mapping):
+        return checks.choice(value, ANNOTATION_SOURCES, where), ()
+    checks.known_keys(value, SPLITS, where)
+    return "sim", tuple((k, checks.choice(v, ANNOTATION_SOURCES, f"{where}.{k}")) for k, v in value.items())
 
 
 def _calibration(data: Any, where: str) -> CalibrationParams:

@@ -2,8 +2,18 @@
 // Every text from the data (riddles, model output, names) is set with textContent, never as HTML.
 "use strict";
 
-const state = { token: null, item: null, answer: null, justification: null, busy: false };
+// The session token is kept in sessionStorage: a reload keeps the session (and the item it holds),
+// another tab gets a session of its own. The page beats every 10 s while open, so the item of a
+// closed tab goes back to the queue within seconds.
+const TOKEN_KEY = "sideways-annotate-token";
+const BEAT_MS = 10000;
+const state = { token: sessionStorage.getItem(TOKEN_KEY), item: null, answer: null, justification: null, busy: false };
 const $ = (id) => document.getElementById(id);
+
+function keepToken(token) {
+  state.token = token;
+  if (token) sessionStorage.setItem(TOKEN_KEY, token); else sessionStorage.removeItem(TOKEN_KEY);
+}
 
 function say(text, isError = false) {
   $("status").textContent = text;
@@ -15,7 +25,7 @@ async function api(method, path, body) {
   if (state.token) headers["X-CSRF-Token"] = state.token;
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const token = response.headers.get("X-CSRF-Token");
-  if (token) state.token = token;
+  if (token) keepToken(token);
   const data = response.status === 204 ? null : await response.json();
   return { status: response.status, data };
 }
@@ -32,7 +42,7 @@ function render(item) {
   setText("description", item.riddle.description);
   setText("gold", item.riddle.answer);
   setText("solution", item.riddle.solution);
-  setText("suggested", item.riddle.justification);
+  setText("suggested", item.riddle.justification ?? "(none in the dataset: judge against the solution)");
   setText("answer", item.prediction.answer ?? "(no answer)");
   setText("justification", item.prediction.justification ?? "(no justification)");
   const picture = $("picture");
@@ -50,8 +60,12 @@ function showChoices() {
   $("save").disabled = state.answer === null || state.justification === null;
 }
 
+// More views of the progress (each a function of the progress JSON) can be added here.
+const PROGRESS_VIEWS = [];
+
 function renderProgress(p) {
   if (!p) return;
+  for (const view of PROGRESS_VIEWS) view(p);
   setText("who", `annotator: ${p.annotator}`);
   setText("totals", `${p.labelled} of ${p.budget} predictions labelled (budget), ${p.labels} labels, ` +
     `${p.mine} yours; double labels ${p.double_done} of ${p.double_wanted}`);
@@ -67,7 +81,12 @@ function renderProgress(p) {
       row.insertCell().textContent = String(cell ? cell.labelled : 0);
     }
   }
-  setText("holes", p.holes.length ? `empty bins (calibration would fail): ${p.holes.join(", ")}` : "");
+  // red only where it is true: the interval in use fails on an empty bin (published, empty_bin: error)
+  $("holes").classList.toggle("error", Boolean(p.holes_fail));
+  setText("holes", !p.holes.length ? "" : p.holes_fail ? `empty bins (calibration would fail): ${p.holes.join(", ")}`
+    : `empty bins (the published interval stays empty there; the posterior one ranks): ${p.holes.join(", ")}`);
+  setText("widening", p.labelled < p.budget ? `${p.labelled} of ${p.budget} labelled: with few real labels the ` +
+    "intervals are wider than with simulated ones (expected); they narrow as labels arrive" : "");
   const all = p.agreement[0];
   const k = (v) => (v === null ? "n/a" : v.toFixed(2));
   setText("kappa", all && all.n ? `Cohen's κ over ${all.n} double-labelled: answer ${k(all.kappa.human_answer_correct)}, ` +
@@ -88,7 +107,7 @@ async function post(path, body) {
   state.busy = true;
   try {
     const result = await api("POST", path, body);
-    if (result.status === 403) { state.token = null; say("session expired (server restarted?): loading again", true); await load(); return null; }
+    if (result.status === 403) { keepToken(null); say("session expired (server restarted?): loading again", true); await load(); return null; }
     if (result.status === 409) { say(result.data.error, true); await load(); return null; }
     if (result.status !== 200) { say(`error: ${result.data ? result.data.error : result.status}`, true); return null; }
     return result.data;
@@ -149,5 +168,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("save").addEventListener("click", save);
   $("skip").addEventListener("click", skip);
   $("undo").addEventListener("click", undo);
+  setInterval(() => { if (state.token && state.item) api("POST", "/api/beat", {}).catch(() => {}); }, BEAT_MS);
   load();
 });

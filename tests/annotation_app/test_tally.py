@@ -1,0 +1,93 @@
+"""The app's incremental state (:class:`Tally`, fed one line at a time by the store) answers what the
+whole-log functions answer: the next item under both queue policies, progress, agreement, the
+annotator's last event, on random logs of labels, skips and undos by several annotators."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sideways.annotation.agreement import agreement
+from sideways.annotation.log import Replay
+from sideways.annotation_app.queue import Candidate, Plan, State, cells, next_item, progress
+from sideways.annotation_app.store import LabelStore
+from sideways.annotation_app.tally import Tally
+
+PROVIDERS = {"a1": "openai", "a2": "openai", "g1": "gemini", "c1": "anthropic"}
+ANNOTATORS = ("ana", "bob", "cy")
+
+
+def _pool(n: int) -> list[Candidate]:
+    out = []
+    for r in range(n):
+        for i, (m, p) in enumerate(PROVIDERS.items()):
+            f = Fraction((r + i) % 4, 3)  # bins 0, 1/3, 2/3 and 1
+            out.append(Candidate(f"r{r:02d}", m, p, (f.numerator, f.denominator)))
+    return out
+
+
+# one step: (annotator, action, candidate index, answer, justification)
+steps = st.lists(st.tuples(st.sampled_from(ANNOTATORS), st.sampled_from(("label", "label", "skip", "undo")),
+                           st.integers(0, 10_000), st.booleans(), st.booleans()), max_size=60)
+
+
+def _record(who, action, c, a, j):
+    rec = {"riddle_id": c.riddle_id, "model": c.model, "annotator": who}
+    if action == "label":
+        rec.update({"provider": c.provider, "human_answer_correct": a, "human_justification_correct": j})
+    if action != "label":
+        rec["action"] = action
+    return rec
+
+
+def _check(tally: Tally, replay: Replay, plan: Plan, pool: list[Candidate], held: list) -> None:
+    events = replay.events()
+    assert tally.next(held) == next_item(plan, pool, events, "ana", held)
+    assert tally.progress() == progress(plan, pool, events)
+    assert tally.cells == cells(pool, State.of(events), plan.field)  # what the width queue's gains read
+    assert tally.agreement() == agreement(events)
+    mine = [e for e in events if e.annotator == "ana"]
+    assert tally.last_mine() == (mine[-1] if mine else None)
+    assert tally.mine_labels == sum(1 for e in mine if e.action == "label")
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=steps, n=st.integers(1, 6), budget=st.integers(1, 30), double=st.sampled_from((0.0, 0.3, 1.0)),
+       policy=st.sampled_from(("width", "holes")), seed=st.integers(0, 3))
+def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, seed):
+    pool = _pool(n)
+    plan = Plan(seed=seed, split="llm", budget=budget, double_share=double, policy=policy)
+    tally, replay, line = Tally(plan, pool, "ana"), Replay("t"), 0
+    _check(tally, replay, plan, pool, [])
+    for who, action, i, a, j in steps:
+        c = pool[i % len(pool)]
+        rec = _record(who, action, c, a, j)
+        events = {(e.riddle_id, e.model, e.annotator, e.action) for e in replay.events()}
+        mine = [e for e in replay.events() if (e.riddle_id, e.model, e.annotator) == (c.riddle_id, c.model, who)]
+        if (action == "undo" and not mine) or (action == "label" and (*c.key, who, "label") in events):
+            continue  # a line the log refuses (tests/annotation/test_label_log.py)
+        line += 1
+        tally.apply(*replay.feed(rec, line))
+        _check(tally, replay, plan, pool, [pool[(i + 1) % len(pool)].key])
+
+
+def test_the_store_feeds_the_tally_and_a_replaced_file_starts_it_again(tmp_path):
+    pool = _pool(3)
+    plan = Plan(seed=0, split="llm", budget=12, double_share=0.0)
+    store = LabelStore(tmp_path / "llm.jsonl")
+    store.append(_record("ana", "label", pool[0], True, True))
+    tally = Tally(plan, pool, "ana")
+    store.subscribe(tally)
+    store.append(_record("bob", "label", pool[1], True, False))
+    other = LabelStore(tmp_path / "llm.jsonl")
+    other.append(_record("ana", "skip", pool[2], True, True))
+    store.sync()
+    assert tally.progress() == progress(plan, pool, store.events()) and tally.progress()["labels"] == 2
+    assert tally.last_mine().action == "skip"
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_text("")
+    replacement.replace(tmp_path / "llm.jsonl")
+    store.sync()
+    assert tally.progress()["labels"] == 0 and tally.last_mine() is None
