@@ -135,6 +135,11 @@ class TransportError(Exception):
     """A connection-level failure a transport reports (reset, refused, dropped): retried."""
 
 
+class Unreachable(TransportError):
+    """No connection was made (refused, no such host): nothing was sent, nothing billed; an endpoint
+    that stays so for :data:`ENDPOINT_WAIT_S` is down for the job."""
+
+
 class _Transient(Exception):
     def __init__(self, message: str, retry_after: float | None = None, *, status: int | None = None,
                  billed: bool = False):
@@ -441,7 +446,7 @@ ENDPOINT_WAIT_S = 8.0  # an endpoint unreachable (refused, no such host) this lo
 DOWN_AFTER = 12  # server errors (5xx) in a row, across the job, that make a provider down ...
 DOWN_AFTER_S = 4.0  # ... once they span this long (a burst of 503s from an overloaded provider is not down)
 DOWN_SURELY = 60  # ... or this many in a row, however fast
-NOT_BILLED = (httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError, socket.gaierror)
+NOT_BILLED = (Unreachable, httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError, socket.gaierror)
 
 
 class _Health:
@@ -483,12 +488,14 @@ class _Health:
             self.down = why[:300]
             self.down_event.set()
 
-    def retrying(self, what: str) -> None:
-        """One line a job, the first time it must wait to retry: what it waits for."""
+    def retrying(self, what: str, tail: str) -> None:
+        """One line a job, the first time it must wait to retry: what it waits for, and how long at most."""
         if not self.said:
             self.said = True
-            line = f"{self.desc}: retrying after {what}"
-            print(line if len(line) <= LINE else line[:LINE - 3] + "...", file=sys.stderr, flush=True)
+            head = f"{self.desc}: retrying after "
+            room = LINE - len(head) - len(tail)
+            what = what if len(what) <= room else what[:max(0, room - 3)] + "..."
+            print((head + what + tail)[:LINE], file=sys.stderr, flush=True)
 
 
 LINE = 120
@@ -501,6 +508,7 @@ async def _attempts(
     start = time.monotonic()
     last, billed = "no attempt made", False
     for attempt in range(1, options.policy.max_attempts + 1):
+        until = f" (at most {options.policy.max_attempts} attempts)"
         if health.down is not None:
             return Result(call, key, error=redact(health.down), attempts=attempt - 1, billed=billed,
                           elapsed_s=time.monotonic() - start)
@@ -517,9 +525,11 @@ async def _attempts(
             last, retry_after, billed = str(exc), exc.retry_after, exc.billed
             if exc.status is not None and exc.status >= 500:
                 health.server_error(last[:120])
+                until = f" (down after {DOWN_AFTER} server errors in a row)"
         except NOT_BILLED as exc:
             last, retry_after, billed = _describe(exc), None, False
             health.no_connection(last[:160])
+            until = f" (down after {ENDPOINT_WAIT_S:.0f}s unreachable)"
         except (TimeoutError, httpx.TimeoutException) as exc:
             last, retry_after, billed = f"timeout ({type(exc).__name__})", None, True
         except (httpx.HTTPError, TransportError, RuntimeError, OSError) as exc:
@@ -534,7 +544,7 @@ async def _attempts(
                     return Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}", attempts=attempt,
                                   elapsed_s=time.monotonic() - start)
                 billed = False
-            health.retrying(redact(last) or last)
+            health.retrying(redact(last) or last, until)
             await sleep(backoff_delay(attempt, options.policy, retry_after, rng))
     if health.down is not None:
         last = health.down
