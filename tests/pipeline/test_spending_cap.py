@@ -56,7 +56,8 @@ def test_a_cap_below_the_estimate_and_a_model_without_a_price_send_nothing(tmp_p
         proc = run(repo, "dvc", "repro", check=False)
         assert proc.returncode != 0 and server.fake.requests == 0
         line = next(x for x in proc.stderr.splitlines() if "max_cost_usd" in x)
-        assert re.search(r"predict: the run's estimate \$\d+\.\d{4} is over requests\.max_cost_usd \$0\.0000", line)
+        assert re.search(r"predict: spent \$0\.0000 \+ the run's estimate \$\d+\.\d{4} is over requests\.max_cost_usd "
+                         r"\$0\.0000", line)
         assert "the biggest jobs: predict@paid-m+llm $" in line and "nothing was sent" in line
         print(line)
         dry = run(repo, "sideways", "dry-run").stdout

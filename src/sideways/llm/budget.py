@@ -41,10 +41,11 @@ class SpendingCapReached(SidewaysError):
 
 @dataclass(frozen=True)
 class Ticket:
-    """One attempt's reservation: whose, its worst case, and its line in the ledger."""
+    """One attempt's reservation: whose, its worst and expected cost, and its line in the ledger."""
 
     owner: str
     worst: float | None
+    expected: float = 0.0
     rid: str | None = None
 
 
@@ -57,17 +58,21 @@ class Budget:
 
     ``before`` is what the evaluation paid before this process started, per model (every paid stage's
     ledger, :func:`sideways.llm.ledger.spent`), so the cap bounds the evaluation's total, not one run.
-    Every attempt sent is recorded in ``ledger`` (when there is one), cap or no cap.
+    ``remaining`` is the run's estimate of what it still has to send (the dry run's, per model and in
+    all; None: unknown), lowered as attempts go. Every attempt sent is recorded in ``ledger`` (when
+    there is one), cap or no cap.
     """
 
     cap: float | None = None
     per_model: Mapping[str, float] = field(default_factory=dict)
     before: Mapping[str, float] = field(default_factory=dict)
     ledger: Ledger | None = None
+    remaining: dict[str, float] | None = None
     spent: dict[str, float] = field(default_factory=dict)
     reserved: dict[str, float] = field(default_factory=dict)
     stopped: bool = False
     stopped_models: set[str] = field(default_factory=set)
+    seen: list[float] = field(default_factory=lambda: [0.0, 0.0])  # answers' (actual, expected) USD so far
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -84,15 +89,23 @@ class Budget:
         with self._lock:
             return sum(self.spent.values())
 
+    def _ratio(self) -> float:
+        """How much more than expected the answers so far cost (at least 1): expected costs are scaled
+        by it, so a run whose answers are longer than ``expected_output_tokens`` is judged on them."""
+        actual, expected = self.seen
+        return max(1.0, actual / expected) if expected > 0 else 1.0
+
     def reserve(self, owner: str, worst: float | None, expected: float | None = None,
                 key: str = "") -> Ticket | str:
         """Reserve one attempt of ``owner``'s: a :class:`Ticket` when it may go, :data:`WAIT` when it fits
         once what is in flight has settled, else why not (sending stops there).
 
-        It may go when what is spent + the worst case of every attempt in flight + this one's
-        ``expected`` cost fits the cap (its own worst case need not: a run whose estimate fits
-        finishes). So the total passes the cap by at most one attempt's worst case less its expected
-        cost, once: the attempt that passed it is the last one admitted.
+        It may go when what is spent + the worst case of every attempt in flight + its own worst case
+        fits the cap (then the cap can never be passed), or, while the rest of the run's estimate
+        fits too, + its realistic cost (its expected cost, scaled by how much more the answers so far
+        cost than expected). So a run whose estimate fits finishes; the total passes the cap by at
+        most one attempt's worst case less its realistic cost, only then, once (the attempt that
+        passed it is the last one admitted).
         """
         with self._lock:
             capped = self.cap is not None or owner in self.per_model
@@ -100,38 +113,57 @@ class Budget:
                 return f"{owner} has no price (an unknown price is not 0: add it under prices:)"
             if self.stopped or owner in self.stopped_models:
                 return "sending stopped at the cap earlier in this run"
-            need = min(worst, expected) if worst is not None and expected is not None else (worst or 0.0)
+            ratio = self._ratio()
+            raw = expected if expected is not None and worst is not None else (worst or 0.0)
+            realistic = min(worst or 0.0, raw * ratio)
             spent = sum(self.before.values()) + sum(self.spent.values())
             held = sum(self.reserved.values())
-            if self.cap is not None and spent + held + need > self.cap + 1e-12:
+            left = None if self.remaining is None else sum(self.remaining.values()) * ratio
+            if self.cap is not None and not _fits(spent + held, worst or 0.0, realistic, left, self.cap):
                 if held > 0:
                     return WAIT
                 self.stopped = True
-                return (f"the evaluation has spent ${spent:.6f} (data/spend) and this request's expected "
-                        f"${need:.6f} would pass requests.max_cost_usd ${self.cap:.6f}: raise it to pay more")
+                return (f"the evaluation has spent ${spent:.6f} (data/spend) and this request may cost "
+                        f"${worst or 0.0:.6f} (${realistic:.6f} expected): over requests.max_cost_usd "
+                        f"${self.cap:.6f}; raise it to pay more")
             limit = self.per_model.get(owner)
             mine = self.before.get(owner, 0.0) + self.spent.get(owner, 0.0)
             mine_held = self.reserved.get(owner, 0.0)
-            if limit is not None and mine + mine_held + need > limit + 1e-12:
+            mine_left = None if self.remaining is None else self.remaining.get(owner, 0.0) * ratio
+            if limit is not None and not _fits(mine + mine_held, worst or 0.0, realistic, mine_left, limit):
                 if mine_held > 0:
                     return WAIT
                 self.stopped_models.add(owner)
-                return (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend) and this request's expected "
-                        f"${need:.6f} would pass requests.max_cost_usd_per_model.{owner} ${limit:.6f}: "
-                        "raise it to pay more")
+                return (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend) and this request may cost "
+                        f"${worst or 0.0:.6f} (${realistic:.6f} expected): over "
+                        f"requests.max_cost_usd_per_model.{owner} ${limit:.6f}; raise it to pay more")
             self.reserved[owner] = mine_held + (worst or 0.0)
-        rid = self.ledger.reserve(owner, key, worst) if self.ledger is not None else None
-        return Ticket(owner, worst, rid)
+            if self.remaining is not None and owner in self.remaining:
+                self.remaining[owner] = max(0.0, self.remaining[owner] - raw)
+        rid = self.ledger.reserve(owner, key, worst, raw) if self.ledger is not None else None
+        return Ticket(owner, worst, raw, rid)
 
-    def settle(self, ticket: Ticket, actual: float) -> None:
-        """A reserved attempt ended: ``actual`` USD is spent (finite, >= 0), its reservation released."""
+    def settle(self, ticket: Ticket, actual: float, answered: bool = False) -> None:
+        """A reserved attempt ended: ``actual`` USD is spent (finite, >= 0), its reservation released;
+        ``answered``: ``actual`` is an answer's priced usage (it teaches the realistic cost)."""
         if not (math.isfinite(actual) and actual >= 0):
-            actual = ticket.worst or 0.0
+            actual, answered = ticket.worst or 0.0, False
         with self._lock:
             self.reserved[ticket.owner] = self.reserved.get(ticket.owner, 0.0) - (ticket.worst or 0.0)
             self.spent[ticket.owner] = self.spent.get(ticket.owner, 0.0) + actual
+            if answered and ticket.expected > 0:
+                self.seen[0] += actual
+                self.seen[1] += ticket.expected
         if self.ledger is not None and ticket.rid is not None:
-            self.ledger.settle(ticket.rid, actual)
+            self.ledger.settle(ticket.rid, actual, answered)
+
+
+def _fits(committed: float, worst: float, realistic: float, left: float | None, cap: float) -> bool:
+    """Whether an attempt may go: spent + in flight (``committed``) + its worst case fits ``cap``, or
+    + its realistic cost does while the rest of the run (``left``, when known) fits as well."""
+    if committed + worst <= cap + 1e-12:
+        return True
+    return committed + realistic <= cap + 1e-12 and (left is None or committed + left <= cap + 1e-12)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ opened with ``O_APPEND``: once it returns the bytes are the kernel's, so a ``kil
 reserved and never settled (its run died) at its answer's cost when the request cache has its
 answer (the journal of the dead run made it a record), else at its worst case (it may have been
 billed). :func:`compact` turns a finished or dead run's attempt lines into one line per model
-(``{"run", "model", "usd", "attempts"}``), so the file stays a few lines per run.
+(``{"run", "model", "usd", "attempts", "seen"}``; ``seen``: what its answers cost and what they were
+expected to cost, so the next run's stop rule starts from realistic costs), so the file stays a few
+lines per run.
 
 The ledger is tracked in git (not a DVC output: a DVC output is removed before its stage runs, and
 a killed run's spend must survive it), so a clone of the commit carries what was paid, and
@@ -84,28 +86,37 @@ def _text(line: dict[str, Any], field: str, where: str) -> str:
     return value
 
 
-def _read(path: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, float]]:
-    """(summary lines, reservations by id, settled USD by id) of one ledger, every value checked."""
+def _read(path: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, float], set[str]]:
+    """(summary lines, reservations by id, settled USD by id, ids settled by an answer) of one ledger,
+    every value checked."""
     summaries: list[dict[str, Any]] = []
     reserved: dict[str, dict[str, Any]] = {}
     settled: dict[str, float] = {}
+    answered: set[str] = set()
     for where, line in _lines(path):
         if "run" in line:
             attempts = line.get("attempts")
             if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 0:
                 raise SchemaError(f"{where}: 'attempts' must be a count, got {str(attempts)[:40]!r}")
+            seen = line.get("seen", [0.0, 0.0])
+            if not isinstance(seen, list) or len(seen) != 2:
+                raise SchemaError(f"{where}: 'seen' must be [answered USD, their expected USD], got {str(seen)[:40]!r}")
             summaries.append({"run": _text(line, "run", where), "model": _text(line, "model", where),
-                              "usd": _usd(line.get("usd"), where, "usd"), "attempts": attempts})
+                              "usd": _usd(line.get("usd"), where, "usd"), "attempts": attempts,
+                              "seen": [_usd(seen[0], where, "seen"), _usd(seen[1], where, "seen")]})
         elif "worst" in line:
             worst, key = line["worst"], line.get("key")
             reserved[_text(line, "id", where)] = {
                 "model": _text(line, "model", where), "key": key if isinstance(key, str) else "",
-                "worst": None if worst is None else _usd(worst, where, "worst")}
+                "worst": None if worst is None else _usd(worst, where, "worst"),
+                "expected": _usd(line.get("expected", 0.0), where, "expected")}
         elif "usd" in line:
             settled[_text(line, "id", where)] = _usd(line["usd"], where, "usd")
+            if line.get("answered") is True:
+                answered.add(_text(line, "id", where))
         else:
             raise SchemaError(f"{where}: not a ledger line (no 'run', 'worst' or 'usd')")
-    return summaries, reserved, settled
+    return summaries, reserved, settled, answered
 
 
 Lookup = Callable[[str], float | None]  # a request key's answer cost in the request cache, if it has one
@@ -125,7 +136,7 @@ def spent(root: Path = Path("."), lookup: Lookup = lambda key: None,
     """USD the evaluation has paid per model (a judge's requests count for the model it grades)."""
     total: dict[str, float] = defaultdict(float)
     for stage in stages:
-        summaries, reserved, settled = _read(ledger_path(stage, root))
+        summaries, reserved, settled, _ = _read(ledger_path(stage, root))
         for s in summaries:
             total[s["model"]] += s["usd"]
         for rid, entry in reserved.items():
@@ -133,18 +144,34 @@ def spent(root: Path = Path("."), lookup: Lookup = lambda key: None,
     return dict(total)
 
 
+def observed(root: Path = Path("."), stages: Iterable[str] = PAID_STAGES) -> tuple[float, float]:
+    """(USD the evaluation's answers cost, USD they were expected to cost): how realistic estimates are."""
+    actual = expected = 0.0
+    for stage in stages:
+        summaries, reserved, settled, answered = _read(ledger_path(stage, root))
+        for s in summaries:
+            actual, expected = actual + s["seen"][0], expected + s["seen"][1]
+        for rid in answered & set(reserved):
+            actual, expected = actual + settled[rid], expected + reserved[rid]["expected"]
+    return actual, expected
+
+
 def compact(path: Path, lookup: Lookup = lambda key: None) -> None:
     """Replace the attempt lines of finished or dead runs by one line per run and model (atomic)."""
-    summaries, reserved, settled = _read(path)
+    summaries, reserved, settled, answered = _read(path)
     if not reserved:
         return
     runs: dict[tuple[str, str], list[float]] = {}
     for rid, entry in reserved.items():
-        slot = runs.setdefault((rid.rsplit("-", 1)[0], entry["model"]), [0.0, 0])
+        slot = runs.setdefault((rid.rsplit("-", 1)[0], entry["model"]), [0.0, 0, 0.0, 0.0])
         slot[0] += _attempt_cost(entry, settled.get(rid), lookup)
         slot[1] += 1
-    lines = summaries + [{"run": run, "model": model, "usd": round(usd, 10), "attempts": int(n)}
-                         for (run, model), (usd, n) in sorted(runs.items())]
+        if rid in answered:
+            slot[2] += settled[rid]
+            slot[3] += entry["expected"]
+    lines = summaries + [{"run": run, "model": model, "usd": round(usd, 10), "attempts": int(n),
+                          "seen": [round(a, 10), round(e, 10)]}
+                         for (run, model), (usd, n, a, e) in sorted(runs.items())]
     atomic_write_bytes(path, b"".join(_encode(line) for line in lines))
 
 
@@ -172,17 +199,18 @@ class Ledger:
             while data:
                 data = data[os.write(self._fd, data):]
 
-    def reserve(self, model: str, key: str, worst: float | None) -> str:
+    def reserve(self, model: str, key: str, worst: float | None, expected: float = 0.0) -> str:
         """Record an attempt about to be sent; its id, for :meth:`settle`."""
         with self._lock:
             self._n += 1
             rid = f"{self.run}-{self._n}"
-        self._append({"id": rid, "model": model, "key": key,
-                      "worst": None if worst is None else round(worst, 10)})
+        self._append({"id": rid, "model": model, "key": key, "worst": None if worst is None else round(worst, 10),
+                      "expected": round(expected, 10)})
         return rid
 
-    def settle(self, rid: str, usd: float) -> None:
-        self._append({"id": rid, "usd": round(usd, 10)})
+    def settle(self, rid: str, usd: float, answered: bool = False) -> None:
+        """Record what an attempt cost (``answered``: an answer's priced usage, not a worst case)."""
+        self._append({"id": rid, "usd": round(usd, 10), **({"answered": True} if answered else {})})
 
     def close(self) -> None:
         with self._lock:

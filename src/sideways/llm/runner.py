@@ -378,11 +378,12 @@ class _Charge:
 
     def end(self, result: Result) -> None:
         """The request ended: what its last attempt cost replaces its reservation."""
-        self._settle(_charged(result, self.worst or 0.0))
+        usd = _charged(result, self.worst or 0.0)
+        self._settle(usd, answered=result.error is None and usd != self.worst)
 
-    def _settle(self, usd: float) -> None:
+    def _settle(self, usd: float, answered: bool = False) -> None:
         if self.meter is not None and self.ticket is not None:
-            self.meter.budget.settle(self.ticket, usd)
+            self.meter.budget.settle(self.ticket, usd, answered)
             self.ticket = None
 
 

@@ -46,9 +46,11 @@ def run_budget(params: Params, ctx: RunContext, stage: str, root: Path = Path(".
     path = ledger.ledger_path(stage, root)
     ledger.compact(path, lookup)  # a killed run's attempts, settled at what the cache says they cost
     before = ledger.spent(root, lookup)
+    remaining = None
     if s.max_cost_usd is not None or s.max_cost_usd_per_model:
-        check_estimate(params, ctx, stage, root, cache, before)
-    return Budget(s.max_cost_usd, dict(s.max_cost_usd_per_model), before=before, ledger=ledger.Ledger(path))
+        remaining = check_estimate(params, ctx, stage, root, cache, before)
+    return Budget(s.max_cost_usd, dict(s.max_cost_usd_per_model), before=before, ledger=ledger.Ledger(path),
+                  remaining=remaining, seen=list(ledger.observed(root)))
 
 
 def answer_cost(cache: RequestCache) -> ledger.Lookup:
@@ -62,8 +64,9 @@ def answer_cost(cache: RequestCache) -> ledger.Lookup:
 
 
 def check_estimate(params: Params, ctx: RunContext, stage: str, root: Path, cache: RequestCache,
-                   before: dict[str, float]) -> None:
-    """Refuse (:class:`OverCap`) a run whose estimate, after what the evaluation spent, is over a cap."""
+                   before: dict[str, float]) -> dict[str, float]:
+    """Refuse (:class:`OverCap`) a run whose estimate, after what the evaluation spent, is over a cap;
+    else the estimate per model (what the run expects to send, for the budget's stop rule)."""
     s = params.requests
     kinds = {"predict", "judge", "exam_predict", "exam_judge"} if stage == "predict" else {"judge", "exam_judge"}
     estimates = [(p.model or p.spec.key, p.stage_name, estimate(p, lambda k: cache.get(k) is not None, s, params.prices,
@@ -81,16 +84,17 @@ def check_estimate(params: Params, ctx: RunContext, stage: str, root: Path, cach
     total, spent = sum(jobs.values()), sum(before.values())
     if s.max_cost_usd is not None and spent + total > s.max_cost_usd:
         if total == 0:
-            return  # nothing to send: nothing to refuse
+            return {}  # nothing to send: nothing to refuse
         raise OverCap(f"{stage}: spent ${spent:.4f} + the run's estimate ${total:.4f} is over requests.max_cost_usd "
-                      f"${s.max_cost_usd:.4f} (data/spend; uncached requests, batch discount included); the biggest "
-                      f"jobs: {biggest(jobs)}; nothing was sent (raise the cap, or see `sideways dry-run --by-model`)")
+                      f"${s.max_cost_usd:.4f}; the biggest jobs: {biggest(jobs)}; nothing was sent (raise the cap "
+                      "to pay more; `sideways show` says what was spent, `sideways dry-run --by-model` the estimate)")
     for model, limit in sorted(s.max_cost_usd_per_model.items()):
         mine, paid = by_model.get(model, {}), before.get(model, 0.0)
         if sum(mine.values()) > 0 and paid + sum(mine.values()) > limit:
             raise OverCap(f"{stage}: {model} spent ${paid:.4f} + its estimate ${sum(mine.values()):.4f} is over "
                           f"requests.max_cost_usd_per_model.{model} ${limit:.4f} (every paid stage, data/spend); its "
                           f"biggest jobs: {biggest(mine)}; nothing was sent (raise the cap to pay more)")
+    return {model: sum(jobs.values()) for model, jobs in by_model.items()}
 
 
 def biggest(jobs: dict[str, float]) -> str:
