@@ -43,9 +43,11 @@ def worst_of(body: dict, ctx, max_tokens: int = 64) -> float:
 
 
 def test_every_send_after_a_timeout_or_a_malformed_200_is_charged_again(tmp_path, installed):
-    """N sends, N charges: a timed-out attempt and a malformed 200 may have been billed."""
-    riddles = make_riddles(2)
-    plan = {"[R000]": ["timeout", "timeout", "ok"], "[R001]": ["malformed", "malformed", "malformed", "ok"]}
+    """N sends, N charges: a timed-out attempt, a malformed 200 and a connection dropped once the body
+    was sent may all have been billed; a 503 was not (it keeps its reservation for the next attempt)."""
+    riddles = make_riddles(4)
+    plan = {"[R000]": ["timeout", "timeout", "ok"], "[R001]": ["malformed", "malformed", "malformed", "ok"],
+            "[R002]": ["drop", "ok"], "[R003]": ["503", "ok"]}
     with FakeServer(Behaviour(plan=plan, timeout_sleep_s=1.0)) as server:
         spec = model_spec(server.base_url, concurrency=2, max_tokens=64)
         ctx = context(tmp_path, prices=PRICES, timeout_s=0.3, max_attempts=6)
@@ -53,14 +55,14 @@ def test_every_send_after_a_timeout_or_a_malformed_200_is_charged_again(tmp_path
         installed(b)
         df = OpenAICompatibleBackend().predict(riddles, spec, ctx)
         assert (df["status"] == "ok").all()
-        assert server.fake.requests == 7  # 3 + 4 sends
+        assert server.fake.requests == 11  # 3 + 4 + 2 + 2 sends
         b.ledger.close()
         lines = [json.loads(x) for x in ledger.ledger_path("predict", tmp_path).read_text().splitlines()]
         worst = {x["id"]: x["worst"] for x in lines if "worst" in x}
         settles = [x for x in lines if "usd" in x]
-        assert len(worst) == 7 and len(settles) == 7  # every send reserved, then settled
+        assert len(worst) == 10 and len(settles) == 10  # every send that may be billed reserved, then settled
         at_worst = [x for x in settles if x["usd"] == worst[x["id"]]]
-        assert len(at_worst) == 5  # 2 timeouts, 3 malformed 200s: charged as billed
+        assert len(at_worst) == 6  # 2 timeouts, 3 malformed 200s, 1 drop: charged as billed
         records = [r["cost_usd"] for r in RequestCache(tmp_path / "cache").records()]
         assert sum(x["usd"] for x in settles if x not in at_worst) == pytest.approx(sum(records))
         assert b.spent_here() == pytest.approx(sum(x["usd"] for x in settles))

@@ -26,10 +26,14 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sideways.config.prices import PriceTable
+from sideways.config.requests import RequestSettings
 from sideways.core.errors import SidewaysError
+from sideways.llm import ledger
+from sideways.llm.cache import RequestCache
 from sideways.llm.ledger import Ledger, compact
 
 SPENDING_CAP_ERROR = "spending cap"  # how a refused request's error begins (rows, records)
@@ -232,6 +236,18 @@ def install(budget: Budget | None) -> None:
 
 def current() -> Budget | None:
     return _budget
+
+
+def open_budget(stage: str, settings: RequestSettings, root: Path = Path("."),
+                remaining: dict[str, float] | None = None) -> Budget:
+    """The budget of paid ``stage``: its ledger (a killed run's attempts first settled at what the
+    request cache says they cost), what the evaluation spent before (every paid stage's ledger), the
+    caps of ``settings``, and ``remaining`` (the run's estimate per model, when it was made)."""
+    lookup = ledger.answer_cost(RequestCache(settings.cache_dir))
+    path = ledger.ledger_path(stage, root)
+    ledger.compact(path, lookup)
+    return Budget(settings.max_cost_usd, dict(settings.max_cost_usd_per_model), before=ledger.spent(root, lookup),
+                  ledger=ledger.Ledger(path), remaining=remaining, seen=list(ledger.observed(root)))
 
 
 def finish() -> None:

@@ -1,6 +1,6 @@
 """What the evaluation has paid: a ledger of every paid attempt, per paid stage, kept in git.
 
-``data/spend/<stage>.jsonl`` (``predict``, ``judge``) is appended to while a stage sends: before an
+``data/spend/<stage>.jsonl`` (``extract``, ``predict``, ``judge``) is appended to while a stage sends: before an
 attempt goes out, a line reserving its worst case (``{"id", "model", "key", "worst"}``); when it
 ends, a line settling it (``{"id", "usd"}``: its priced usage, its worst case when the provider may
 have billed it without a usable usage, 0 for an HTTP error). Each line is one ``write()`` to a file
@@ -35,9 +35,10 @@ from typing import Any
 
 from sideways.artifacts.io import atomic_write_bytes
 from sideways.core.errors import SchemaError
+from sideways.llm.cache import RequestCache
 
 SPEND_DIR = Path("data/spend")
-PAID_STAGES = ("predict", "judge")
+PAID_STAGES = ("extract", "predict", "judge")  # every stage that may pay for requests
 MAX_USD = 1e9  # more than this on one line is a corrupt ledger, not a bill
 
 
@@ -122,6 +123,16 @@ def _read(path: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], 
 Lookup = Callable[[str], float | None]  # a request key's answer cost in the request cache, if it has one
 
 
+def answer_cost(cache: RequestCache) -> Lookup:
+    """What the request cache says a request's answer cost (None: no answer, or no sane cost)."""
+    def lookup(key: str) -> float | None:
+        record = cache.get(key) if key else None
+        cost = None if record is None else record.get("cost_usd")
+        sane = isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
+        return float(cost) if sane and cost is not None and 0 <= cost <= MAX_USD else None
+    return lookup
+
+
 def _attempt_cost(entry: dict[str, Any], settled: float | None, lookup: Lookup) -> float:
     if settled is not None:
         return settled
@@ -187,15 +198,18 @@ class Ledger:
         self.run = f"{os.getpid()}{secrets.token_hex(4)}"
         self._n = 0
         self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                       0o644)
+        self._fd: int | None = None  # opened by the first attempt: a run that pays nothing leaves no file
+        self._closed = False
 
     def _append(self, line: dict[str, Any]) -> None:
         data = memoryview(_encode(line))
         with self._lock:
-            if self._fd is None:
+            if self._closed:
                 raise RuntimeError(f"{self.path}: the ledger is closed")
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                   0o644)
             while data:
                 data = data[os.write(self._fd, data):]
 
@@ -214,6 +228,7 @@ class Ledger:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._fd is not None:
                 os.fsync(self._fd)
                 os.close(self._fd)

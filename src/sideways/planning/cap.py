@@ -16,7 +16,6 @@ predictions exist); ``judge`` its own. Both count what every paid stage spent, i
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from sideways.backends.base import RunContext
 from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
 from sideways.llm import ledger
-from sideways.llm.budget import Budget
+from sideways.llm.budget import Budget, open_budget
 from sideways.llm.cache import RequestCache
 from sideways.planning.estimate import estimate
 from sideways.planning.plan import EXTRACT, carried_keys, plan_all
@@ -42,25 +41,11 @@ def run_budget(params: Params, ctx: RunContext, stage: str, root: Path = Path(".
     is over a cap, or a model to be paid has no price."""
     s = params.requests
     cache = RequestCache(s.cache_dir)
-    lookup = answer_cost(cache)
-    path = ledger.ledger_path(stage, root)
-    ledger.compact(path, lookup)  # a killed run's attempts, settled at what the cache says they cost
-    before = ledger.spent(root, lookup)
+    ledger.compact(ledger.ledger_path(stage, root), ledger.answer_cost(cache))  # a killed run's attempts
     remaining = None
     if s.max_cost_usd is not None or s.max_cost_usd_per_model:
-        remaining = check_estimate(params, ctx, stage, root, cache, before)
-    return Budget(s.max_cost_usd, dict(s.max_cost_usd_per_model), before=before, ledger=ledger.Ledger(path),
-                  remaining=remaining, seen=list(ledger.observed(root)))
-
-
-def answer_cost(cache: RequestCache) -> ledger.Lookup:
-    """What the request cache says a request's answer cost (None: no answer, or no sane cost)."""
-    def lookup(key: str) -> float | None:
-        record = cache.get(key)
-        cost = None if record is None else record.get("cost_usd")
-        ok = isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0
-        return float(cost) if ok and cost is not None else None
-    return lookup
+        remaining = check_estimate(params, ctx, stage, root, cache, ledger.spent(root, ledger.answer_cost(cache)))
+    return open_budget(stage, s, root, remaining)
 
 
 def check_estimate(params: Params, ctx: RunContext, stage: str, root: Path, cache: RequestCache,
@@ -107,7 +92,7 @@ def biggest(jobs: dict[str, float]) -> str:
 def spend_line(params: Params, root: Path = Path(".")) -> str:
     """``spent: $X of requests.max_cost_usd $Y (data/spend; <model> $Z, ...)``: what the evaluation paid."""
     s = params.requests
-    spent = ledger.spent(root, answer_cost(RequestCache(s.cache_dir)))
+    spent = ledger.spent(root, ledger.answer_cost(RequestCache(s.cache_dir)))
     cap = f" of requests.max_cost_usd ${s.max_cost_usd:.4f}" if s.max_cost_usd is not None else ""
     models = sorted(((m, usd) for m, usd in spent.items() if usd > 0), key=lambda kv: (-kv[1], kv[0]))
     shown = ", ".join(f"{m} ${usd:.4f}" + (f" of ${s.max_cost_usd_per_model[m]:.4f}" if m in s.max_cost_usd_per_model
