@@ -219,6 +219,9 @@ async def _send_misses(
         # busy until its answer is journalled (one write(), no await): a SIGKILL loses only those in flight.
         for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
+            if health.down is not None:  # the endpoint is down: nothing more is sent, nor reserved
+                plan.settle(key, Result(call, key, error=redact(health.down)))
+                continue
             charge = _Charge(options.meter, call, key)
             refusal = await charge.admit()
             if refusal is not None:
