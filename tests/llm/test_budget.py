@@ -30,7 +30,7 @@ def test_reserve_waits_for_what_is_in_flight_then_refuses_past_the_cap_and_stops
     assert isinstance(first, Ticket)
     assert b.reserve("m", 0.6) == WAIT  # it fits once the one in flight has settled
     b.settle(first, 0.7)
-    assert "spent $0.700000 (data/spend) and this request may cost $0.600000 ($0.600000 expected): over " \
+    assert "spent $0.700000 (data/spend), this request may cost $0.600000 ($0.600000 expected): over " \
         "requests.max_cost_usd $1.000000; raise it to pay more" in b.reserve("m", 0.6)
     assert b.reserve("m", 0.1) == "sending stopped at the cap earlier in this run"  # once stopped, stopped
     assert b.total_spent() == pytest.approx(0.7)

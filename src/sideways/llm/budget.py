@@ -127,8 +127,9 @@ class Budget:
                 if held > 0:
                     return WAIT
                 self.stopped = True
-                return (f"the evaluation has spent ${spent:.6f} (data/spend) and this request may cost "
-                        f"${worst or 0.0:.6f} (${realistic:.6f} expected): over requests.max_cost_usd "
+                rest = f", the rest of the run ${left:.6f} expected" if left is not None else ""
+                return (f"the evaluation has spent ${spent:.6f} (data/spend), this request may cost "
+                        f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over requests.max_cost_usd "
                         f"${self.cap:.6f}; raise it to pay more")
             limit = self.per_model.get(owner)
             mine = self.before.get(owner, 0.0) + self.spent.get(owner, 0.0)
@@ -138,8 +139,9 @@ class Budget:
                 if mine_held > 0:
                     return WAIT
                 self.stopped_models.add(owner)
-                return (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend) and this request may cost "
-                        f"${worst or 0.0:.6f} (${realistic:.6f} expected): over "
+                rest = f", the rest of its run ${mine_left:.6f} expected" if mine_left is not None else ""
+                return (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend), this request may cost "
+                        f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
                         f"requests.max_cost_usd_per_model.{owner} ${limit:.6f}; raise it to pay more")
             self.reserved[owner] = mine_held + (worst or 0.0)
             if self.remaining is not None and owner in self.remaining:

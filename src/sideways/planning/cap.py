@@ -95,7 +95,16 @@ def spend_line(params: Params, root: Path = Path(".")) -> str:
     spent = ledger.spent(root, ledger.answer_cost(RequestCache(s.cache_dir)))
     cap = f" of requests.max_cost_usd ${s.max_cost_usd:.4f}" if s.max_cost_usd is not None else ""
     models = sorted(((m, usd) for m, usd in spent.items() if usd > 0), key=lambda kv: (-kv[1], kv[0]))
-    shown = ", ".join(f"{m} ${usd:.4f}" + (f" of ${s.max_cost_usd_per_model[m]:.4f}" if m in s.max_cost_usd_per_model
-                                                else "") for m, usd in models[:SHOWN])
-    more = f", {len(models) - SHOWN} more" if len(models) > SHOWN else ""
-    return f"spent: ${sum(spent.values()):.4f}{cap} (data/spend{'; ' + shown + more if shown else ''})"
+    parts = [f"{m} ${usd:.4f}" + (f" of ${s.max_cost_usd_per_model[m]:.4f}" if m in s.max_cost_usd_per_model else "")
+             for m, usd in models]
+    head = f"spent: ${sum(spent.values()):.4f}{cap} (data/spend"
+    for shown in range(len(parts), -1, -1):  # the costliest models that fit in one line of 120 columns
+        more = f", {len(parts) - shown} more" if 0 < shown < len(parts) else ""
+        listing = ", ".join(parts[:shown]) + more if shown else f"{len(parts)} models"
+        line = head + (f"; {listing}" if parts else "") + ")"
+        if len(line) <= LINE or shown == 0:
+            return line
+    return head + ")"
+
+
+LINE = 120
