@@ -121,9 +121,9 @@ def test_the_cap_bounds_the_total_four_reruns_pay_nothing_more_and_a_raise_of_x_
         edit_params(repo, lambda p: p["requests"].update(max_cost_usd=cap + more))
         raised = run(repo, "dvc", "repro", check=False)
         after = spent(repo)
-        assert server.fake.requests > sent and after - total <= more + 1e-12, (after, total, more)
+        assert server.fake.requests > sent and total < after <= cap + more, (after, total, cap, more)  # not 2 caps
         assert set(Counter(server.fake.by_body).values()) == {1}  # nothing paid twice
-        print(f"raising the cap by ${more:.6f} paid ${after - total:.6f} more; {raised.returncode=}")
+        print(f"raising the cap by ${more:.6f} to ${cap + more:.6f}: ${after:.6f} paid in all; {raised.returncode=}")
 
 
 def test_a_kill_9_midway_then_a_restart_pays_no_more_than_the_cap_and_nothing_twice(tmp_path):
