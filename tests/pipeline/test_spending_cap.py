@@ -66,7 +66,8 @@ def test_a_cap_below_the_estimate_and_a_model_without_a_price_send_nothing(tmp_p
         assert "the biggest jobs: predict@paid-m+llm $" in line and "nothing was sent" in line
         print(line)
         dry = run(repo, "sideways", "dry-run").stdout
-        assert "requests.max_cost_usd $0.0000: the estimate of predict and judge ($" in dry and "is over it" in dry
+        assert "requests.max_cost_usd $0.0000: spent $0.0000 + the estimate of predict and judge $" in dry
+        assert "is over it: predict would send nothing" in dry
 
         edit_params(repo, lambda p: p.update(prices={}))
         proc = run(repo, "dvc", "repro", check=False)

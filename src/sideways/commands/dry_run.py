@@ -98,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if cap is not None:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)
         spent = sum(ledger.spent(Path("."), ledger.answer_cost(cache)).values())  # the cap bounds the total
-        verdict = "within it" if spent + total <= cap else "over it: predict would stop before sending anything"
-        print(f"requests.max_cost_usd ${cap:,.4f}: the estimate of predict and judge (${total:,.4f}) + "
-              f"${spent:,.4f} spent (data/spend) is {verdict}")
+        verdict = "within it" if spent + total <= cap else "over it: predict would send nothing"
+        print(f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge "
+              f"${total:,.4f} is {verdict}")
     pending = pending_splits(params) if any(p.stage == EXTRACT for p in planned) else []
     if pending:
         print(f"not priced yet: predict and judge on {', '.join(pending)} (their riddles come from the extract "
