@@ -149,7 +149,8 @@ def test_a_kill_9_midway_then_a_restart_pays_no_more_than_the_cap_and_nothing_tw
         answers = sum(r["cost_usd"] for r in paid(repo))
         assert server.fake.requests > killed_at and restart.returncode != 0
         assert answers <= total <= cap, (answers, total, cap)  # an attempt killed in flight counts its worst case
-        assert set(Counter(server.fake.by_body).values()) == {1}  # nothing answered was paid twice
+        # only the request in flight at the kill (concurrency 1) may be sent again: its answer never arrived
+        assert sum(n - 1 for n in Counter(server.fake.by_body).values()) <= 1
         print(f"killed after {killed_at} requests; the restart stopped at ${total:.6f} of ${cap:.6f} "
               f"({server.fake.requests} requests in all)")
 
