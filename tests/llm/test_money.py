@@ -172,3 +172,22 @@ def test_paid_lock_is_never_followed_through_a_symlink(tmp_path):
     with pytest.raises(SidewaysError, match="paid.lock: a symbolic link"), paidlock.sending(root, "predict m"):
         pass
     assert target.read_text() == "keep me"
+
+
+def test_a_killed_runs_journalled_answer_is_charged_what_it_cost_not_its_worst_case(tmp_path):
+    """Killed after the answer was journalled, before its attempt was settled: the next stage's budget
+    recovers the journal first, so the attempt costs its answer's usage."""
+    from sideways.config.requests import parse_requests
+    from sideways.llm.cache import encode, make_record
+
+    key = "c" * 64
+    settings = parse_requests({"cache_dir": str(tmp_path / "cache")})
+    killed = ledger.Ledger(ledger.ledger_path("predict", tmp_path))
+    killed.reserve("m", key, 0.5)
+    record = make_record(key, {}, "predict/m/R000", {"choices": []}, input_tokens=10, output_tokens=10,
+                         cost_usd=0.02, batch=False, created_at="2026-11-28T00:00:00+00:00", elapsed_s=0.1, attempts=1)
+    journal = tmp_path / "cache/journal/123-dead.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_bytes(encode(record) + b"\n")  # a dead run's journal: nobody holds its lock
+    b = budget.open_budget("predict", settings, tmp_path)
+    assert b.before == {"m": pytest.approx(0.02)} and not journal.exists()

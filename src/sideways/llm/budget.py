@@ -34,6 +34,7 @@ from sideways.config.requests import RequestSettings
 from sideways.core.errors import SidewaysError
 from sideways.llm import ledger
 from sideways.llm.cache import RequestCache
+from sideways.llm.journal import recover
 from sideways.llm.ledger import Ledger, compact
 
 SPENDING_CAP_ERROR = "spending cap"  # how a refused request's error begins (rows, records)
@@ -245,7 +246,9 @@ def open_budget(stage: str, settings: RequestSettings, root: Path = Path("."),
     """The budget of paid ``stage``: its ledger (a killed run's attempts first settled at what the
     request cache says they cost), what the evaluation spent before (every paid stage's ledger), the
     caps of ``settings``, and ``remaining`` (the run's estimate per model, when it was made)."""
-    lookup = ledger.answer_cost(RequestCache(settings.cache_dir))
+    cache = RequestCache(settings.cache_dir)
+    recover(cache)  # a killed run's journalled answers become records first: their attempts cost what they did
+    lookup = ledger.answer_cost(cache)
     path = ledger.ledger_path(stage, root)
     ledger.compact(path, lookup)
     return Budget(settings.max_cost_usd, dict(settings.max_cost_usd_per_model), before=ledger.spent(root, lookup),

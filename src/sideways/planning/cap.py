@@ -25,6 +25,7 @@ from sideways.core.errors import SidewaysError
 from sideways.llm import ledger
 from sideways.llm.budget import Budget, open_budget
 from sideways.llm.cache import RequestCache
+from sideways.llm.journal import recover
 from sideways.planning.estimate import estimate
 from sideways.planning.plan import EXTRACT, carried_keys, plan_all
 
@@ -41,7 +42,8 @@ def run_budget(params: Params, ctx: RunContext, stage: str, root: Path = Path(".
     is over a cap, or a model to be paid has no price."""
     s = params.requests
     cache = RequestCache(s.cache_dir)
-    ledger.compact(ledger.ledger_path(stage, root), ledger.answer_cost(cache))  # a killed run's attempts
+    recover(cache)  # a killed run's journalled answers first: its attempts cost what they did, not their worst
+    ledger.compact(ledger.ledger_path(stage, root), ledger.answer_cost(cache))
     remaining = None
     if s.max_cost_usd is not None or s.max_cost_usd_per_model:
         remaining = check_estimate(params, ctx, stage, root, cache, ledger.spent(root, ledger.answer_cost(cache)))
