@@ -135,9 +135,11 @@ def test_a_ledger_of_any_lines_reads_as_sane_amounts_or_one_line_naming_file_and
         assert all(math.isfinite(v) and v >= 0 for v in spent.values())
 
 
-def test_a_closed_port_fails_the_job_within_seconds_saying_so(tmp_path, installed, capsys):
+@pytest.mark.parametrize("where", ["closed port", "no such host"])
+def test_a_closed_port_or_an_unknown_host_fails_the_job_within_seconds_saying_so(tmp_path, installed, capsys, where):
     riddles = make_riddles(8)
-    spec = model_spec(f"http://127.0.0.1:{free_port()}/v1", concurrency=4, max_tokens=64)
+    url = f"http://127.0.0.1:{free_port()}/v1" if where == "closed port" else "http://no-such-host.invalid/v1"
+    spec = model_spec(url, concurrency=4, max_tokens=64)
     ctx = context(tmp_path, prices=PRICES, backoff_s=1.0, max_backoff_s=30.0, max_attempts=8)
     start = time.monotonic()
     df = OpenAICompatibleBackend().predict(riddles, spec, ctx)
@@ -146,7 +148,7 @@ def test_a_closed_port_fails_the_job_within_seconds_saying_so(tmp_path, installe
     assert (df["status"] == "api_error").all()
     assert df["error"].str.contains("endpoint unreachable for 8s").all()
     said = [x for x in capsys.readouterr().err.splitlines() if "retrying after" in x]
-    assert len(said) == 1 and len(said[0]) <= 120 and "ClientConnectorError" in said[0] and "down after 8s" in said[0]
+    assert len(said) == 1 and len(said[0]) <= 120 and "Unreachable: ClientConnector" in said[0] and "down after 8s" in said[0]
 
 
 def test_a_provider_answering_503_to_everything_is_down_after_a_bounded_number_of_attempts(tmp_path, installed):
