@@ -104,6 +104,15 @@ vlm  layton     coverage  98.0% ± 1.0  (1200 intervals, 200/200 runs complete) 
 
 365.2 s wall for 200 seeds x 2 splits x 3 cell(s); load average 5.00 at the start, 6.00 at the end (2 cores)
 """,
+    "spending_cap": """within: replies of 300 tokens, estimate $0.8073, cap $0.8477: 100 of 100 sent, spent $0.5058 \
+(completed; one request's worst case $0.0639)
+over: replies of 300 tokens, estimate $0.8073, cap $0.4037: refused by the estimate check, 0 of 100 sent
+midway: replies of 1000 tokens, estimate $0.8073, cap $0.9688: 59 of 100 sent, spent $0.9188 (stopped, cap - spent \
+$0.0500; one request's worst case $0.0639)
+""",
+    "dead_endpoint": """closed port: 33 items failed in 8.7 s; first error: endpoint unreachable for 8s: Unreachable
+always 503: 33 items failed in 5.0 s after 15 attempts; first error: provider down: 15 server errors in a row
+""",
 }
 
 
@@ -121,6 +130,9 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
     assert rows[bench.COVERAGE] == "90-99% / 62.5-98%, in 365 s"
+    assert rows[bench.CAP_WITHIN] == "100 of 100 sent (completed); estimate over the cap: 0 sent"
+    assert rows[bench.CAP_MIDWAY] == "stopped $0.0500 under the cap, one request's worst case $0.0639"
+    assert rows[bench.DEAD_PORT] == "failed in 8.7 s" and rows[bench.DEAD_503] == "failed in 5.0 s after 15 attempts"
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():
