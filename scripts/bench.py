@@ -85,6 +85,30 @@ def throughput_rows(out: str) -> Rows:
     }
 
 
+CAP_WITHIN = "spending cap, 100 requests whose estimate fits the cap (+5%), worst case ~8x expected (`spending_cap.py`)"
+CAP_MIDWAY = "spending cap reached midway: answers twice as long as estimated, cap = estimate + 20% (`spending_cap.py`)"
+
+
+def spending_cap_rows(out: str) -> Rows:
+    sent, items = _num(r"within: .*?: (\d+) of \d+ sent", out), _num(r"within: .*? of (\d+) sent", out)
+    over = _num(r"over: .*?, (\d+) of \d+ sent", out)
+    left, worst = _num(r"midway: .*?cap - spent \$([\d.]+)", out), _num(r"midway: .*?worst case \$([\d.]+)", out)
+    return {
+        CAP_WITHIN: f"{sent:.0f} of {items:.0f} sent (completed); estimate over the cap: {over:.0f} sent",
+        CAP_MIDWAY: f"stopped ${left:.4f} under the cap, one request's worst case ${worst:.4f}",
+    }
+
+
+DEAD_PORT = "a job of 33 items against a closed port, default retries (`dead_endpoint.py`)"
+DEAD_503 = "a job of 33 items against a server answering 503 to everything, default retries (`dead_endpoint.py`)"
+
+
+def dead_endpoint_rows(out: str) -> Rows:
+    port = _num(r"closed port: \d+ items failed in ([\d.]+) s", out)
+    down, attempts = _num(r"always 503: \d+ items failed in ([\d.]+) s", out), _num(r"after (\d+) attempts", out)
+    return {DEAD_PORT: f"failed in {port:.1f} s", DEAD_503: f"failed in {down:.1f} s after {attempts:.0f} attempts"}
+
+
 REPORT_BUILD = "report, 50 models x 500 riddles per split and an exam of 198 questions (`report.py`)"
 REPORT_RENDER = "report, first render in headless Chromium at that size (`report.py`)"
 
@@ -197,6 +221,8 @@ BENCHMARKS = (
     Benchmark("interval_coverage", (), coverage_rows),
     Benchmark("rank_coverage", ("--seeds", "40"), rank_coverage_rows),
     Benchmark("annotation_load", ("--kill", "60"), annotation_rows),
+    Benchmark("spending_cap", (), spending_cap_rows),
+    Benchmark("dead_endpoint", (), dead_endpoint_rows),
 )
 
 

@@ -16,6 +16,7 @@ from sideways.config.params import load_params
 from sideways.core import stage
 from sideways.jobs.context import run_context
 from sideways.jobs.extract import run_extraction
+from sideways.llm import budget
 from sideways.llm.answers import restore_previous, used, write_answers
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
@@ -38,7 +39,9 @@ def main() -> None:
     cache = RequestCache(params.requests.cache_dir)
     if spec is not None and (restored := restore_previous("extract", paths.EXTRACT_ANSWERS, cache)):
         print(f"extract: {restored} answers restored from the previous results", file=sys.stderr)
+    budget.install(budget.open_budget("extract", params.requests))  # its requests count toward the spending cap
     table, rows = run_extraction(riddles, spec, run_context(params))
+    budget.finish()
     if spec is not None and rows is not None:  # a model extracted: its failures are counted like any stage's
         check_failure_share(rows, params.requests.max_failure_share, f"extract with {spec.name}",
                             replay=spec.capabilities.replays)

@@ -118,6 +118,15 @@ vlm  rank spread every true rank inside: 100.0% ± 0.0   each model's: 100.0%   
         "log of 50,000 lines:   350.3 labels/s (10 s, 20 clients; start, replaying the log: 20.29 s; answers 5xx: 0)\n"
         "kill -9 at 30 s of 60 s, 20 clients: 12573 labels acknowledged (209.5/s), 12575 lines on disk;\n"
         "  lost 0, duplicated 0, 5xx 0; answers {200: 25154}\n"),
+    "spending_cap": """within: replies of 300 tokens, estimate $0.8073, cap $0.8477: 100 of 100 sent, spent $0.5058 \
+(completed; one request's worst case $0.0639)
+over: replies of 300 tokens, estimate $0.8073, cap $0.4037: refused by the estimate check, 0 of 100 sent
+midway: replies of 1000 tokens, estimate $0.8073, cap $0.9688: 59 of 100 sent, spent $0.9188 (stopped, cap - spent \
+$0.0500; one request's worst case $0.0639)
+""",
+    "dead_endpoint": """closed port: 33 items failed in 8.7 s; first error: endpoint unreachable for 8s: Unreachable
+always 503: 33 items failed in 5.0 s after 15 attempts; first error: provider down: 15 server errors in a row
+""",
 }
 
 
@@ -139,6 +148,9 @@ def test_each_benchmark_output_becomes_its_rows():
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
     assert rows[bench.COVERAGE] == "90-99% / 62.5-98%, in 365 s"
     assert rows[bench.RANK_COVERAGE] == "95-100% / 100-100% (stated: 95%), mean size 2.25-2.88 / 2.60-3.25 ranks, in 533 s"
+    assert rows[bench.CAP_WITHIN] == "100 of 100 sent (completed); estimate over the cap: 0 sent"
+    assert rows[bench.CAP_MIDWAY] == "stopped $0.0500 under the cap, one request's worst case $0.0639"
+    assert rows[bench.DEAD_PORT] == "failed in 8.7 s" and rows[bench.DEAD_503] == "failed in 5.0 s after 15 attempts"
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():

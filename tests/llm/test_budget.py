@@ -10,7 +10,7 @@ from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.config.params import parse_params
 from sideways.core.errors import ParamsError
 from sideways.llm import budget
-from sideways.llm.budget import Budget, SpendingCapReached
+from sideways.llm.budget import WAIT, Budget, SpendingCapReached, Ticket
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share
 from sideways.testing.openai_server import Behaviour, FakeServer
@@ -24,20 +24,44 @@ def installed():
     budget.install(None)
 
 
-def test_reserve_refuses_past_the_cap_and_stops_there():
+def test_reserve_waits_for_what_is_in_flight_then_refuses_past_the_cap_and_stops_there():
     b = Budget(cap=1.0)
-    assert b.reserve("m", 0.6) is None
-    assert "worst case $0.600000 > requests.max_cost_usd $1.000000" in b.reserve("m", 0.6)
-    b.settle("m", 0.6, 0.1)
+    first = b.reserve("m", 0.6)
+    assert isinstance(first, Ticket)
+    assert b.reserve("m", 0.6) == WAIT  # it fits once the one in flight has settled
+    b.settle(first, 0.7)
+    assert "spent $0.700000 (data/spend), this request may cost $0.600000 ($0.600000 expected): over " \
+        "requests.max_cost_usd $1.000000; raise it to pay more" in b.reserve("m", 0.6)
     assert b.reserve("m", 0.1) == "sending stopped at the cap earlier in this run"  # once stopped, stopped
-    assert b.total_spent() == pytest.approx(0.1)
+    assert b.total_spent() == pytest.approx(0.7)
     assert "has no price" in Budget(cap=1.0).reserve("m", None)
+    assert isinstance(Budget().reserve("m", None), Ticket)  # no cap: an unpriced model may send
 
 
-def test_a_per_model_cap_stops_that_model_only():
-    b = Budget(per_model={"a": 0.5})
-    assert b.reserve("a", 0.4) is None and "max_cost_usd_per_model.a $0.500000" in b.reserve("a", 0.4)
-    assert b.reserve("b", 5.0) is None
+def test_an_attempt_goes_when_its_expected_cost_fits_not_its_worst_case():
+    b = Budget(cap=1.0, before={"m": 0.5})  # what earlier runs paid counts
+    assert isinstance(b.reserve("m", 0.9, expected=0.1), Ticket)
+    assert b.reserve("m", 0.9, expected=0.1) == WAIT  # the first's worst case is in flight
+    assert "over requests.max_cost_usd" in Budget(cap=1.0, before={"m": 0.95}).reserve("m", 0.9, expected=0.1)
+    # while the rest of the run's estimate does not fit, the worst case must
+    assert "over requests" in Budget(cap=1.0, before={"m": 0.5}, remaining={"m": 0.6}).reserve("m", 0.9, expected=0.1)
+    ok = Budget(cap=1.0, before={"m": 0.5}, remaining={"m": 0.4})
+    assert isinstance(ok.reserve("m", 0.9, expected=0.1), Ticket) and ok.remaining == {"m": pytest.approx(0.3)}
+
+
+def test_answers_longer_than_expected_make_the_expected_cost_realistic():
+    b = Budget(cap=1.0, remaining={"m": 0.5})
+    t = b.reserve("m", 0.5, expected=0.1)
+    b.settle(t, 0.3, answered=True)  # three times what was expected
+    assert "over requests.max_cost_usd" in b.reserve("m", 0.8, expected=0.1)  # the rest (0.4) costs 1.2 now
+
+
+def test_a_per_model_cap_stops_that_model_only_and_counts_what_it_spent_before():
+    b = Budget(per_model={"a": 0.5}, before={"a": 0.2})
+    assert isinstance(b.reserve("a", 0.3), Ticket) and b.reserve("a", 0.3) == WAIT
+    assert isinstance(b.reserve("b", 5.0), Ticket)
+    assert "requests.max_cost_usd_per_model.a $0.500000" in Budget(per_model={"a": 0.5}, before={"a": 0.3}).reserve(
+        "a", 0.3)
 
 
 def test_a_run_stops_within_one_request_of_the_cap_and_the_rest_is_sent_once_later(tmp_path, installed):

@@ -16,6 +16,7 @@ jobs").
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -93,7 +94,7 @@ def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path(".
     jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
     jobs = sorted(failed, key=lambda f: f.job)
     record: dict[str, Any] = {"stage": stage, "failed": [asdict(f) for f in jobs]}
-    if spent is not None:
+    if spent is not None and math.isfinite(spent):  # the record is JSON: never NaN
         record["spent_usd"] = round(spent, 8)
     atomic_write_bytes(root / failures_path(stage), json_bytes(record))
     if jobs:
@@ -102,27 +103,28 @@ def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path(".
                      root)
 
 
-def recorded_spend(stage: str, root: Path = Path(".")) -> float:
-    """What ``stage`` spent in its last execution under a spending cap, as its record says (else 0)."""
-    path = root / failures_path(stage)
-    try:
-        return float(json.loads(path.read_text()).get("spent_usd") or 0.0)
-    except FileNotFoundError:
-        return 0.0
-    except (ValueError, AttributeError) as exc:
-        raise SchemaError(f"{path}: not a failure record ({exc})") from exc
-
-
 def read_marker(stage: str, root: Path = Path(".")) -> dict[str, Any]:
-    """The retry marker of ``stage`` ({} when there is none yet)."""
+    """The retry marker of ``stage`` ({} when there is none yet); one line naming the file and the
+    field when it is not one (its ``attempt`` a count, its ``state`` a string)."""
     path = root / retry_marker(stage)
     try:
-        data: Any = json.loads(path.read_text())
+        data: Any = json.loads(path.read_bytes(), parse_constant=_no_constant)
     except FileNotFoundError:
         return {}
-    except ValueError as exc:
-        raise SchemaError(f"{path}: not a retry marker ({exc})") from exc
-    return dict(data) if isinstance(data, dict) else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"{path}: not a retry marker ({exc})") from None
+    if not isinstance(data, dict):
+        return {}
+    attempt = data.get("attempt", 0)
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or not 0 <= attempt < 10**9:
+        raise SchemaError(f"{path}: 'attempt' must be a count, got {str(attempt)[:40]!r}")
+    if not isinstance(data.get("state", ""), str):
+        raise SchemaError(f"{path}: 'state' must be a string, got {str(data.get('state'))[:40]!r}")
+    return dict(data)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def write_marker(stage: str, marker: dict[str, Any], root: Path = Path(".")) -> None:
@@ -149,11 +151,25 @@ def read_failures(stages: Sequence[str] = PAID_STAGES, root: Path = Path(".")) -
         if not path.is_file():
             continue
         try:
-            data: Any = json.loads(path.read_text())
-            out += [FailedJob(**entry) for entry in data["failed"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise SchemaError(f"{path}: not a failure record ({exc})") from exc
+            data: Any = json.loads(path.read_bytes(), parse_constant=_no_constant)
+            out += [_failed_job(entry) for entry in data["failed"]]
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise SchemaError(f"{path}: not a failure record ({str(exc)[:200]})") from None
     return out
+
+
+def _failed_job(entry: Any) -> FailedJob:
+    """A record's entry, every field of its type (a TypeError naming the field otherwise)."""
+    if not isinstance(entry, dict):
+        raise TypeError(f"an entry must be an object, got {type(entry).__name__}")
+    job = FailedJob(**entry)
+    for name, value in asdict(job).items():
+        ok = (value is None or (isinstance(value, int) and not isinstance(value, bool))) if name == "status" \
+            else isinstance(value, str)
+        if not ok:
+            raise TypeError(f"'{name}' must be {'an HTTP status' if name == 'status' else 'a string'}, "
+                            f"got {str(value)[:40]!r}")
+    return job
 
 
 def missing(benchmark: str, root: Path = Path(".")) -> dict[str, FailedJob]:

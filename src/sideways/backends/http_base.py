@@ -186,7 +186,12 @@ def meter(spec: Spec, target: Target, ctx: RunContext) -> budget.Meter | None:
         return budget.worst_case(call.body, target.price_names, target.gen.max_tokens, ctx.prices, batch=target.batch,
                                  discount=s.batch_discount, image_tokens=s.image_tokens)
 
-    return budget.Meter(run_budget, budget.owner(spec.key), worst)
+    def expected(call: Call) -> float | None:
+        return budget.expected_cost(call.body, target.price_names, min(s.expected_output_tokens, target.gen.max_tokens),
+                                    ctx.prices, batch=target.batch, discount=s.batch_discount,
+                                    image_tokens=s.image_tokens)
+
+    return budget.Meter(run_budget, budget.owner(spec.key), worst, expected)
 
 
 def policy(settings: RequestSettings, **overrides: Any) -> RetryPolicy:

@@ -20,7 +20,7 @@ from sideways.config.requests import RequestSettings
 from sideways.llm.formats import Generation, OpenAIChat
 from sideways.llm.ratelimit import endpoint_gate
 from sideways.llm.riddle_requests import Target
-from sideways.llm.runner import Call, Reply, RunOptions, TransportError
+from sideways.llm.runner import Call, Reply, RunOptions, TransportError, Unreachable
 
 
 class _Session:
@@ -40,6 +40,8 @@ class _Session:
             # The body's canonical JSON, already encoded for the cache key (Content-Type: session's).
             async with self._session.post(self._base + call.endpoint.lstrip("/"), data=call.payload) as r:
                 return Reply(r.status, r.headers, await r.read())
+        except aiohttp.ClientConnectorError as exc:  # refused, no such host: never sent
+            raise Unreachable(f"{type(exc).__name__}: {exc}") from exc
         except aiohttp.ClientError as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}") from exc
 

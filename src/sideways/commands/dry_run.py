@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from pathlib import Path
 
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
 from sideways.jobs.context import run_context
+from sideways.llm import ledger
 from sideways.llm.cache import RequestCache
 from sideways.planning.estimate import Estimate, estimate
 from sideways.planning.plan import EXTRACT, carried_keys, pending_splits, plan_all
@@ -95,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
     cap = params.requests.max_cost_usd
     if cap is not None:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)
-        verdict = "within it" if total <= cap else "over it: predict would stop before sending anything"
-        print(f"requests.max_cost_usd ${cap:,.4f}: the estimate of predict and judge (${total:,.4f}) is {verdict}")
+        spent = sum(ledger.spent(Path("."), ledger.answer_cost(cache)).values())  # the cap bounds the total
+        verdict = "within it" if spent + total <= cap else "over it: predict would send nothing"
+        print(f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge "
+              f"${total:,.4f} is {verdict}")
     pending = pending_splits(params) if any(p.stage == EXTRACT for p in planned) else []
     if pending:
         print(f"not priced yet: predict and judge on {', '.join(pending)} (their riddles come from the extract "

@@ -16,6 +16,7 @@ from sideways.commands.audit import print_judges
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
 from sideways.exams.results import format_exam_table
+from sideways.planning.cap import spend_line
 from sideways.scoring.display import model_label
 from sideways.scoring.leaderboard import coverage_line, format_table
 from sideways.scoring.ranking import rank_leaderboard
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nexam {exam} (percent, ± se; docs/exams.md):\n")
         print(format_exam_table(metrics), end="")
         print(missing_lines(exam), end="")
+    print("\n" + spend_line(params))  # what the evaluation paid, against the spending cap
     failed = summary(read_failures())
     if failed:
         print("\n" + "\n".join(failed))

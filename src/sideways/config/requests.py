@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sideways.config import checks
+from sideways.config.prices import amount
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,10 @@ def _setting(key: str, value: Any, where: str) -> Any:
         return Path(checks.string(value, where))
     lo, hi = _BOUNDS.get(key, (0, None))
     if key in ("rpm", "max_cost_usd"):
-        return checks.optional_number(value, where, lo, hi)
+        return None if value is None else amount(value, where, lo, hi)
     if key == "max_cost_usd_per_model":
         caps = checks.mapping(value, where, optional=True)
-        return {str(k): float(checks.number(v, f"{where}.{k}", 0)) for k, v in caps.items()}
+        return {str(k): float(amount(v, f"{where}.{k}")) for k, v in caps.items()}
     if key in _INTEGERS:
         return checks.integer(value, where, int(lo), None if hi is None else int(hi))
-    return checks.number(value, where, lo, hi)
+    return amount(value, where, lo, hi)  # every number here is finite: a NaN passes any range check

@@ -196,8 +196,9 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root
                 path.unlink()
     if root is not None:
         run_budget = budget.current()
-        spent = None if run_budget is None else run_budget.total_spent() - run_budget.spent_before
+        spent = None if run_budget is None else run_budget.spent_here()
         write_failures(stage, failed, root, spent)
+        budget.finish()  # the ledger: this run's attempts become one line per model
     ran = [j.job.name for j, o in zip(jobs, outcomes, strict=True) if isinstance(o, Result) and not o.reused]
     names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
     lost = f"; {len(failed)} failed: {', '.join(f.job for f in failed)}" if failed else ""

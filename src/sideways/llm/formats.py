@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sideways.config.prices import tokens
 from sideways.llm.prompts import Prompt
 
 
@@ -191,4 +192,5 @@ def _openapi_subset(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A usage count, or None (unknown, charged its worst case) when it is not a sane one."""
+    return tokens(value)

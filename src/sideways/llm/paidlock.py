@@ -11,6 +11,7 @@ The lock dies with its process (a SIGKILL frees it); the file stays, empty of me
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -20,6 +21,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from sideways.core.errors import SidewaysError
 
 LOCK_NAME = "paid.lock"
 _guard = threading.Lock()
@@ -55,7 +58,14 @@ def sending(root: Path, desc: str) -> Iterator[bool]:
 def _lock(root: Path, desc: str) -> tuple[int, bool]:
     """The locked file descriptor of ``root``'s lock file, and whether another process held it first."""
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    # O_NOFOLLOW: a symlink planted at paid.lock must not make a run open (and truncate) its target
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise SidewaysError(f"{root / LOCK_NAME}: a symbolic link, not the request cache's lock file: remove it "
+                            "(a run never follows it)") from None
     blocked = False
     try:
         try:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
+import socket
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +27,7 @@ import httpx
 
 from sideways.core.progress import counter, current_job
 from sideways.core.retry_after import parse_retry_after
-from sideways.llm.budget import SPENDING_CAP_ERROR, Meter
+from sideways.llm.budget import SPENDING_CAP_ERROR, WAIT, Meter, Ticket
 from sideways.llm.cache import RequestCache, canonical_json, encode, key_parts, make_record, payload_key, readable
 from sideways.llm.journal import Journal, recover
 from sideways.llm.paidlock import sending
@@ -77,6 +80,7 @@ class Result:
     elapsed_s: float = 0.0
     status_code: int | None = None
     record: Mapping[str, Any] | None = field(default=None, repr=False)
+    billed: bool = False  # failed, but its last attempt may have been billed (a timeout, a dropped connection)
 
 
 @dataclass(frozen=True)
@@ -131,10 +135,16 @@ class TransportError(Exception):
     """A connection-level failure a transport reports (reset, refused, dropped): retried."""
 
 
+class Unreachable(TransportError):
+    """No connection was made (refused, no such host): nothing was sent, nothing billed; an endpoint
+    that stays so for :data:`ENDPOINT_WAIT_S` is down for the job."""
+
+
 class _Transient(Exception):
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, *, status: int | None = None,
+                 billed: bool = False):
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after, self.status, self.billed = retry_after, status, billed
 
 
 class _Permanent(Exception):
@@ -193,19 +203,36 @@ async def _send_misses(
     limiter = RpmLimiter(options.rpm)
     rng = random.Random(options.seed)
     loop = asyncio.get_running_loop()
-    pending = _metered(plan, options.meter)
+    pending = plan.pending()
+    health = _Health(options.desc or plan.first[1].label)
+
+    async def pause(delay: float) -> None:
+        """The backoff between attempts, cut short when the endpoint is found down meanwhile."""
+        if sleep is not asyncio.sleep:
+            await sleep(delay)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(health.down_event.wait(), delay)
 
     async def worker() -> None:
         # One worker per concurrency slot, taking the next miss (and its cap reservation) when it is free;
         # busy until its answer is journalled (one write(), no await): a SIGKILL loses only those in flight.
-        for key, call, worst in pending:  # one generator shared by the workers: each miss goes to one slot
+        for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
+            if health.down is not None:  # the endpoint is down: nothing more is sent, nor reserved
+                plan.settle(key, Result(call, key, error=redact(health.down)))
+                continue
+            charge = _Charge(options.meter, call, key)
+            refusal = await charge.admit()
+            if refusal is not None:
+                plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+                continue
             plan.sent += 1
-            result = await _attempts(key, call, transport, options, limiter, rng, redact, sleep)
-            result.record = _redacted_record(key, call, result, account, options.batch, redact)
-            if result.record is not None:
+            result = await _attempts(key, call, transport, options, limiter, rng, redact, pause, health, charge)
+            result.record = _safe_record(key, call, result, account, options.batch, redact)
+            if result.record is not None:  # journalled before anything else can fail: never paid twice
                 journal.append(key, encode(result.record))
-            _settle(options.meter, worst, result)
+            charge.end(result)
             plan.settle(key, result)
             if on_fresh is not None:
                 loop.call_soon(on_fresh, result)
@@ -317,35 +344,81 @@ class _Plan:
         return out
 
 
-def _metered(plan: _Plan, meter: Meter | None) -> Iterator[tuple[str, Call, float | None]]:
-    """The plan's misses, each with the worst case it reserved under the spending cap (None: no cap).
-    A miss the cap refuses ends here, never sent and never cached: a rerun with a higher cap sends it."""
-    for key, call in plan.pending():
-        if meter is None:
-            yield key, call, None
-            continue
-        worst = meter.worst(call)
-        refusal = meter.budget.reserve(meter.owner, worst)
-        if refusal is None:
-            yield key, call, worst
-        else:
-            plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+class _Charge:
+    """How one request charges the spending cap: a reservation per attempt that may be billed.
+
+    The first attempt reserves its worst case before it is sent; an attempt the provider may have
+    billed (a timeout, a dropped connection once the body was sent, a malformed 200) is charged its
+    worst case, and the next attempt reserves again; an HTTP error or a refused connection (nothing
+    billed) keeps the reservation for the next attempt. The last attempt settles at its answer's
+    priced usage (its worst case when that is unknown)."""
+
+    def __init__(self, meter: Meter | None, call: Call, key: str):
+        self.meter, self.call, self.key = meter, call, key
+        self.ticket: Ticket | None = None
+        self.worst: float | None = None
+
+    async def admit(self) -> str | None:
+        """Reserve the next attempt (waiting while what is in flight must settle first); None or why not."""
+        if self.meter is None:
+            return None
+        if self.worst is None:
+            self.worst = self.meter.worst(self.call)
+        expected = self.meter.expected(self.call)
+        while True:
+            answer = self.meter.budget.reserve(self.meter.owner, self.worst, expected, self.key)
+            if isinstance(answer, Ticket):
+                self.ticket = answer
+                return None
+            if answer != WAIT:
+                return answer
+            await asyncio.sleep(WAIT_S)
+
+    async def billed(self) -> str | None:
+        """The attempt just made may have been billed: charge its worst case, reserve the next one."""
+        self._settle(self.worst or 0.0)
+        return await self.admit()
+
+    def end(self, result: Result) -> None:
+        """The request ended: what its last attempt cost replaces its reservation."""
+        usd = _charged(result, self.worst or 0.0)
+        self._settle(usd, answered=result.error is None and usd != self.worst)
+
+    def _settle(self, usd: float, answered: bool = False) -> None:
+        if self.meter is not None and self.ticket is not None:
+            self.meter.budget.settle(self.ticket, usd, answered)
+            self.ticket = None
 
 
-def _settle(meter: Meter | None, worst: float | None, result: Result) -> None:
-    """A sent request ended: what it cost replaces its reservation."""
-    if meter is not None and worst is not None:
-        meter.budget.settle(meter.owner, worst, _charged(result, worst))
+WAIT_S = 0.01  # how often an attempt waiting for what is in flight to settle looks again
 
 
 def _charged(result: Result, worst: float) -> float:
-    """What a sent request cost: its priced usage; the worst case when that is unknown (no usage, or
-    no answer after a timeout or a dropped connection: the provider may have billed it); nothing for
-    an HTTP error (providers do not bill those)."""
+    """What a sent request's last attempt cost: its priced usage; the worst case when that is unknown
+    (no usable usage, or no answer after a timeout or a dropped connection: the provider may have
+    billed it); nothing for an HTTP error or a connection never made (providers do not bill those)."""
     cost = None if result.record is None else result.record.get("cost_usd")
     if result.error is None:
-        return float(cost) if cost is not None else worst
-    return 0.0 if result.status_code is not None else worst
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0:
+            return float(cost)
+        return worst
+    return 0.0 if result.status_code is not None or not result.billed else worst
+
+
+def _safe_record(key: str, call: Call, result: Result, account: Account, batch: bool,
+                 redact: Redact) -> dict[str, Any] | None:
+    """:func:`_redacted_record`, whose accounting cannot fail: a response whose usage cannot be
+    priced is recorded with an unknown cost (and charged its worst case), never lost."""
+    def safe(response: Any) -> tuple[int | None, int | None, float | None]:
+        try:
+            in_tok, out_tok, cost = account(response)
+        except Exception:  # noqa: BLE001 -- a response of any shape must still be journalled
+            return None, None, None
+        if cost is None or not (isinstance(cost, (int, float)) and math.isfinite(cost) and cost >= 0):
+            return in_tok, out_tok, None
+        return in_tok, out_tok, float(cost)
+
+    return _redacted_record(key, call, result, safe, batch, redact)
 
 
 def _redacted_record(key: str, call: Call, result: Result, account: Account, batch: bool,
@@ -373,33 +446,114 @@ def _record(key: str, call: Call, result: Result, account: Account, batch: bool)
     return None
 
 
+ENDPOINT_WAIT_S = 8.0  # an endpoint unreachable (refused, no such host) this long is down for the job
+DOWN_AFTER = 12  # server errors (5xx) in a row, across the job, that make a provider down ...
+DOWN_AFTER_S = 4.0  # ... once they span this long (a burst of 503s from an overloaded provider is not down)
+DOWN_SURELY = 60  # ... or this many in a row, however fast
+NOT_BILLED = (Unreachable, httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError, socket.gaierror)
+
+
+class _Health:
+    """Whether a job's endpoint is down: unreachable for :data:`ENDPOINT_WAIT_S`, or answering
+    server errors to everything. Once down, no attempt of the job is sent (the job fails saying why)."""
+
+    def __init__(self, desc: str):
+        self.desc = desc
+        self.down: str | None = None
+        self.down_event = asyncio.Event()
+        self.unreachable: str | None = None
+        self.in_row = 0
+        self.first_error_at = 0.0
+        self.said = False
+
+    def ok(self) -> None:
+        self.unreachable, self.in_row = None, 0
+
+    def no_connection(self, what: str) -> None:
+        """An attempt could not connect: the endpoint is down unless one connects within the wait."""
+        if self.unreachable is None:
+            self.unreachable = what
+            asyncio.get_running_loop().call_later(ENDPOINT_WAIT_S, self._still_unreachable)
+
+    def _still_unreachable(self) -> None:
+        if self.unreachable is not None:
+            self._down(f"endpoint unreachable for {ENDPOINT_WAIT_S:.0f}s: {self.unreachable}")
+
+    def server_error(self, what: str) -> None:
+        now = time.monotonic()
+        if self.in_row == 0:
+            self.first_error_at = now
+        self.in_row += 1
+        if (self.in_row >= DOWN_AFTER and now - self.first_error_at >= DOWN_AFTER_S) or self.in_row >= DOWN_SURELY:
+            self._down(f"provider down: {self.in_row} server errors in a row, the last: {what}")
+
+    def _down(self, why: str) -> None:
+        if self.down is None:
+            self.down = why[:300]
+            self.down_event.set()
+
+    def retrying(self, what: str, tail: str) -> None:
+        """One line a job, the first time it must wait to retry: what it waits for, and how long at most."""
+        if not self.said:
+            self.said = True
+            head = f"{self.desc}: retrying after "
+            room = LINE - len(head) - len(tail)
+            what = what if len(what) <= room else what[:max(0, room - 3)] + "..."
+            print((head + what + tail)[:LINE], file=sys.stderr, flush=True)
+
+
+LINE = 120
+
+
 async def _attempts(
     key: str, call: Call, transport: Transport, options: RunOptions, limiter: RpmLimiter, rng: random.Random,
-    redact: Redact, sleep: Callable[[float], Awaitable[None]],
+    redact: Redact, sleep: Callable[[float], Awaitable[None]], health: _Health, charge: _Charge,
 ) -> Result:
     start = time.monotonic()
-    last = "no attempt made"
+    last, billed = "no attempt made", False
     for attempt in range(1, options.policy.max_attempts + 1):
+        until = f" (at most {options.policy.max_attempts} attempts)"
+        if health.down is not None:
+            return Result(call, key, error=redact(health.down), attempts=attempt - 1, billed=billed,
+                          elapsed_s=time.monotonic() - start)
         await limiter.acquire()
         try:
             response = await _gated_send(call, transport, options)
+            health.ok()
             return Result(call, key, response, attempts=attempt, elapsed_s=time.monotonic() - start)
         except _Permanent as exc:
+            health.ok()
             return Result(call, key, error=redact(str(exc)), attempts=attempt, elapsed_s=time.monotonic() - start,
                           status_code=exc.status_code)
         except _Transient as exc:
-            last, retry_after = str(exc), exc.retry_after
+            last, retry_after, billed = str(exc), exc.retry_after, exc.billed
+            if exc.status is not None and exc.status >= 500:
+                health.server_error(last[:120])
+                until = f" (down after {DOWN_AFTER} server errors in a row)"
+        except NOT_BILLED as exc:
+            last, retry_after, billed = _describe(exc), None, False
+            health.no_connection(last[:160])
+            until = f" (down after {ENDPOINT_WAIT_S:.0f}s unreachable)"
         except (TimeoutError, httpx.TimeoutException) as exc:
-            last, retry_after = f"timeout ({type(exc).__name__})", None
+            last, retry_after, billed = f"timeout ({type(exc).__name__})", None, True
         except (httpx.HTTPError, TransportError, RuntimeError, OSError) as exc:
             if not options.retry_exceptions:
-                return Result(call, key, error=redact(_describe(exc)), attempts=attempt,
+                return Result(call, key, error=redact(_describe(exc)), attempts=attempt, billed=True,
                               elapsed_s=time.monotonic() - start)
-            last, retry_after = _describe(exc), None
-        if attempt < options.policy.max_attempts:
+            last, retry_after, billed = _describe(exc), None, True
+        if attempt < options.policy.max_attempts and health.down is None:
+            if billed:  # the provider may have done (and billed) the work: the next attempt is paid again
+                refusal = await charge.billed()
+                if refusal is not None:
+                    return Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}", attempts=attempt,
+                                  elapsed_s=time.monotonic() - start)
+                billed = False
+            health.retrying(redact(last) or last, until)
             await sleep(backoff_delay(attempt, options.policy, retry_after, rng))
-    return Result(call, key, error=redact(f"gave up after {options.policy.max_attempts} attempts: {last}"),
-                  attempts=options.policy.max_attempts, elapsed_s=time.monotonic() - start)
+    if health.down is not None:
+        last = health.down
+    return Result(call, key, error=redact(f"gave up after {attempt} attempts: {last}"), billed=billed,
+                  attempts=attempt, elapsed_s=time.monotonic() - start)
 
 
 async def _gated_send(call: Call, transport: Transport, options: RunOptions) -> Any:
@@ -424,10 +578,10 @@ async def _send(call: Call, transport: Transport, options: RunOptions) -> Any:
         try:
             return response.json()
         except ValueError:
-            raise _Transient(f"HTTP {status} with a malformed body: {response.text[:200]!r}") from None
+            raise _Transient(f"HTTP {status} with a malformed body: {response.text[:200]!r}", billed=True) from None
     message = f"HTTP {status}: {response.text[:300]}"
     if is_retryable_status(status, options.policy):
-        raise _Transient(message, parse_retry_after(response.headers.get("retry-after")))
+        raise _Transient(message, parse_retry_after(response.headers.get("retry-after")), status=status)
     raise _Permanent(message, status)
 
 

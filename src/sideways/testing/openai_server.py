@@ -54,6 +54,7 @@ class Behaviour:
     expected_key: str | None = None
     top_logprobs: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)  # overrides every reply's usage counts (a broken provider)
 
 
 class Snapshot(TypedDict):
@@ -153,7 +154,7 @@ class FakeOpenAI:
             "id": "chatcmpl-" + digest[:12], "object": "chat.completion", "model": body.get("model"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": max(1, len(text) // 4), "completion_tokens": max(1, len(content) // 4),
-                      "total_tokens": max(1, len(text) // 4) + max(1, len(content) // 4)},
+                      "total_tokens": max(1, len(text) // 4) + max(1, len(content) // 4), **b.usage},
         })
 
 
