@@ -7,6 +7,11 @@ model, benchmark, provider, reason, HTTP status and first error line. The per-sp
 exam's scores and the report read it to run on the models that have results and to say which are
 missing and why; ``sideways show``, ``sideways status`` and ``make repro`` print it.
 
+Each paid stage also writes the failed jobs of each benchmark alone
+(``metrics/failures/<stage>/<benchmark>.json``): the stages of one riddle split depend on their
+split's, so an exam job that fails, or what a run spent under a spending cap (the whole record
+says), reruns no stage of a riddle split.
+
 A failed job must be retried by the next ``dvc repro``, though DVC saw the stage succeed: the
 ``failures`` stage, last in the pipeline, bumps ``data/retry/<stage>.json`` (a dependency of the
 paid stage, tracked in git) while jobs are failed, and exits non-zero (docs/design.md, "Failed
@@ -59,6 +64,11 @@ def failures_path(stage: str) -> Path:
     return FAILURES_DIR / f"{stage}.json"
 
 
+def benchmark_failures_path(stage: str, benchmark: str) -> Path:
+    """The failed jobs of paid ``stage`` on one ``benchmark`` (a riddle split or an exam key)."""
+    return FAILURES_DIR / stage / f"{benchmark}.json"
+
+
 def retry_marker(stage: str) -> Path:
     """The file the ``failures`` stage changes while ``stage`` has failed jobs (a dependency of ``stage``)."""
     return RETRY_DIR / f"{stage}.json"
@@ -87,15 +97,28 @@ def http_status(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None) -> None:
+def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None,
+                   benchmarks: Iterable[str] = ()) -> None:
     """The failure record of ``stage``, sorted by job (an empty list when every job succeeded), and
-    ``spent``: what its requests cost in this execution, when a spending cap was set. With failed
-    jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
+    ``spent``: what its requests cost in this execution, when a spending cap was set; the failed
+    jobs of each benchmark alone, for ``benchmarks`` and every benchmark a failed job names (any
+    other file of the stage's folder is removed). With failed jobs, the stage's retry marker too:
+    a new attempt, ``failed`` (see :func:`mark_retry`)."""
     jobs = sorted(failed, key=lambda f: f.job)
     record: dict[str, Any] = {"stage": stage, "failed": [asdict(f) for f in jobs]}
     if spent is not None:
         record["spent_usd"] = round(spent, 8)
     atomic_write_bytes(root / failures_path(stage), json_bytes(record))
+    written = set()
+    for benchmark in dict.fromkeys([*benchmarks, *(f.benchmark for f in jobs)]):
+        path = root / benchmark_failures_path(stage, benchmark)
+        atomic_write_bytes(path, json_bytes({"stage": stage, "benchmark": benchmark,
+                                             "failed": [asdict(f) for f in jobs if f.benchmark == benchmark]}))
+        written.add(path.name)
+    folder = root / FAILURES_DIR / stage
+    for stale in folder.glob("*.json") if folder.is_dir() else ():
+        if stale.name not in written:
+            stale.unlink()
     if jobs:
         attempt = int(read_marker(stage, root).get("attempt", 0)) + 1
         write_marker(stage, {"stage": stage, "attempt": attempt, "state": "failed", "failed": [f.job for f in jobs]},
@@ -156,13 +179,31 @@ def read_failures(stages: Sequence[str] = PAID_STAGES, root: Path = Path(".")) -
     return out
 
 
+def read_benchmark_failures(benchmark: str, stages: Sequence[str] = PAID_STAGES,
+                            root: Path = Path(".")) -> list[FailedJob]:
+    """The failed jobs of ``stages`` on ``benchmark``, from their files of that benchmark (what the
+    stages of one split depend on)."""
+    out: list[FailedJob] = []
+    for stage in stages:
+        path = root / benchmark_failures_path(stage, benchmark)
+        if not path.is_file():  # a workspace from before these files: the stage's whole record
+            out += [f for f in read_failures((stage,), root) if f.benchmark == benchmark]
+            continue
+        try:
+            data: Any = json.loads(path.read_text())
+            out += [FailedJob(**entry) for entry in data["failed"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SchemaError(f"{path}: not a failure record ({exc})") from exc
+    return out
+
+
 def missing(benchmark: str, root: Path = Path(".")) -> dict[str, FailedJob]:
     """Models without results on ``benchmark`` (a split or an exam key): model -> its first failed job.
 
     A model is missing when any of its jobs on the benchmark failed (its predict job, or its judge
     job: a model without verdicts cannot be scored)."""
     found: dict[str, FailedJob] = {}
-    for f in read_failures(root=root):
+    for f in read_benchmark_failures(benchmark, root=root):
         if f.benchmark == benchmark and (f.model not in found or found[f.model].reason == BLOCKED):
             found[f.model] = f
     return found
