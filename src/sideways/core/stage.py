@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sideways.core.errors import SidewaysError, one_line
+from sideways.core.width import clip
 
 
 def arguments(*names: str) -> argparse.Namespace:
@@ -44,8 +45,7 @@ def stage_name(argv: list[str] | None = None) -> str:
 #: What Ctrl-C prints (after the stage's name): DVC deleted the outputs before the run and records
 #: nothing for a stage that did not finish, so the next ``dvc repro`` runs it again, and the answers
 #: received are in the request cache or its journal (docs/design.md, "The request cache and its journal").
-INTERRUPTED = ("interrupted; the answers received so far are kept in the request cache, and the stage's outputs "
-               "are not recorded")
+INTERRUPTED = "interrupted; the answers received so far are kept in the request cache, no output was recorded"
 RESUME = "resume: `dvc repro` (or `make repro`) runs it again and sends only what was not answered"
 
 
@@ -77,5 +77,6 @@ def run(main: Callable[[], None]) -> None:
 
 
 def warning_lines(stage: str, messages: list[str]) -> list[str]:
-    """``warning: <stage>: <message>``, one line each (line breaks escaped), each message once."""
-    return [f"warning: {stage}: {one_line(m)}" for m in dict.fromkeys(messages)]
+    """``warning: <stage>: <message>``, one line each (line breaks escaped, cut to 120 columns), each
+    message once."""
+    return [clip(f"warning: {stage}: {one_line(m)}") for m in dict.fromkeys(messages)]
