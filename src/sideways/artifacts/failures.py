@@ -30,6 +30,7 @@ from typing import Any
 from sideways.artifacts import paths
 from sideways.artifacts.io import atomic_write_bytes, json_bytes
 from sideways.core.errors import SchemaError
+from sideways.core.width import clip
 
 PAID_STAGES = ("predict", "judge")
 FAILURES_DIR = paths.METRICS / "failures"
@@ -219,9 +220,11 @@ def summary(failed: Sequence[FailedJob]) -> list[str]:
     """The lines ``make repro`` and the ``failures`` stage end with: what failed and how to retry."""
     if not failed:
         return []
-    lines = [f"{len(failed)} job(s) failed; every other job's results are written:"]
-    lines += [f"  {f.line()}" for f in failed]
+    lines = [f"{len(failed)} job(s) failed; every other job's results are written "
+             f"(their errors: {FAILURES_DIR}/<stage>.json):"]
+    lines += [clip(f"  {f.line()}") for f in failed]
     capped = any(f.reason == SPENDING_CAP for f in failed)
-    lines.append("retry: `make repro` (or `dvc repro`) runs only the failed jobs and reuses every other one"
-                 + ("; raise requests.max_cost_usd first for the spending cap" if capped else ""))
+    lines.append("retry: `make repro` (or `dvc repro`) runs only the failed jobs and reuses every other one")
+    if capped:
+        lines.append("raise requests.max_cost_usd first for the spending cap")
     return lines
