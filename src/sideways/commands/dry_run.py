@@ -57,21 +57,25 @@ def _by_model(estimates: list[Estimate]) -> list[str]:
 
 
 def _model_table(estimates: list[Estimate]) -> list[str]:
-    """The rows of :func:`_by_model` that have requests."""
+    """The rows of :func:`_by_model` that have requests: each column as wide as its longest cell, and
+    the key's column what is left of 120 columns (at least 12)."""
     marked = not all(e.exact for e in estimates)
-    split = max([5, *(len(e.split) for e in estimates)]) + 1
-    backend = max([7, *(len(e.backend) for e in estimates)]) + 1
-    room = WIDTH - 13 - split - backend - 69 - (2 if marked else 0)  # what the key's column may take
-    key = max(12, min(room, max(len(e.key) for e in estimates) + 1))
-    lines = [f"{'stage':<13}{'split':<{split}}{'model/judge':<{key}}{'backend':<{backend}}{'requests':>9}{'cached':>7}"
-             f"{'pulled':>7}{'to send':>8}{'batches':>8}{'in tok':>10}{'out tok':>9}{'est. USD':>11}"]
-    for e in estimates:
-        lines.append(f"{e.stage:<13}{e.split:<{split}}{clip(e.key, key - 1):<{key}}{e.backend:<{backend}}"
-                     f"{e.requests:>9}{e.cached:>7}{e.pulled:>7}{e.to_send:>8}{e.batches:>8}{e.input_tokens:>10,}"
-                     f"{e.output_tokens:>9,}{_usd(e.cost_usd):>11}" + ("" if e.exact else " *"))
+    cells = [[e.stage, e.split, e.key, e.backend, str(e.requests), str(e.cached), str(e.pulled), str(e.to_send),
+              str(e.batches), f"{e.input_tokens:,}", f"{e.output_tokens:,}", _usd(e.cost_usd)] for e in estimates]
+    heads = ["stage", "split", "model/judge", "backend", "requests", "cached", "pulled", "to send", "batches",
+             "in tok", "out tok", "est. USD"]
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(heads)]
+    others = sum(w + 1 for i, w in enumerate(widths) if i != 2) + (2 if marked else 0)
+    widths[2] = max(12, min(widths[2], WIDTH - others - 1))
+
+    def line(row: list[str]) -> str:
+        text = [clip(c, widths[i]).ljust(widths[i]) if i < 4 else c.rjust(widths[i]) for i, c in enumerate(row)]
+        return " ".join(text)
+
+    lines = [line(heads)] + [line(row) + ("" if e.exact else " *") for row, e in zip(cells, estimates, strict=True)]
     if marked:
         lines.append("* judge requests estimated from gold answers (the predictions are not made yet)")
-    return [clip(line) for line in lines]
+    return [clip(x) for x in lines]
 
 
 def format_report(estimates: list[Estimate], by_model: bool) -> str:
