@@ -40,3 +40,15 @@ def test_the_failed_jobs_summary_fits_120_columns():
     long = FailedJob("predict@m+llm", "predict", "m", "llm", "badco", "provider error", 503, "x" * 300)
     lines = summary([long])
     assert all(len(line) <= 120 for line in lines) and lines[1].startswith("  predict@m+llm: provider badco, HTTP 503")
+
+
+def test_sideways_shows_a_missing_model_in_one_line_within_120_columns(tmp_path, monkeypatch):
+    from sideways.artifacts.failures import write_failures
+    from sideways.commands.show import missing_lines
+
+    long = FailedJob("predict@m+llm", "predict", "m", "llm", "badco", "provider error", 503, "y" * 300)
+    write_failures("predict", [long], tmp_path, benchmarks=["llm", "demo"])
+    monkeypatch.chdir(tmp_path)
+    lines = missing_lines("llm").splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 120 and lines[0].startswith("  m: missing, predict@m+llm: provider badco")
+    assert missing_lines("demo") == ""  # the exam's own file: nothing failed there

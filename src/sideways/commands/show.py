@@ -14,6 +14,7 @@ from sideways.artifacts.schema import SCORES
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
+from sideways.core.width import clip
 from sideways.exams.results import format_exam_table
 from sideways.scoring.leaderboard import format_table
 from sideways.scoring.ranking import rank_leaderboard
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def missing_lines(benchmark: str) -> str:
     """One line per model missing from ``benchmark``'s table, with the job that failed and why."""
-    return "".join(f"  {model}: missing, {f.line()}\n" for model, f in missing(benchmark).items())
+    return "".join(clip(f"  {model}: missing, {f.line()}") + "\n" for model, f in missing(benchmark).items())
 
 
 def with_tie_groups(ranked: pd.DataFrame, split: str) -> pd.DataFrame:
