@@ -54,8 +54,7 @@ def run(main: Callable[[], None]) -> None:
     in one line and the resume hint, and each distinct warning once as a ``warning:`` line."""
     name = stage_name()
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True) as caught:  # the filters as they are: a deprecation stays quiet
             try:
                 main()
             finally:
