@@ -122,3 +122,12 @@ def test_the_check_stage_writes_the_same_bytes_whatever_the_params(tmp_path):
     refused = _stage(second, "check")
     assert refused.returncode == 2 and refused.stderr.startswith("error: params.yaml: riddles.path:")
     assert not (second / "data/checked.txt").exists()
+
+
+def test_the_check_stage_leaves_the_labels_to_sideways_check(tmp_path, monkeypatch, capsys):
+    """A project of paid models only, before anyone labelled: `dvc repro judge` must run (only annotate
+    reads the labels); `sideways check`, which `make repro` runs before a whole run, names the problem."""
+    project = _project(tmp_path, lambda p, m: m.update(models={"local-m": LOCAL}))
+    assert _stage(project, "check").returncode == 0
+    code, line = _check(project, monkeypatch, capsys)
+    assert code == 2 and "annotations.source: sim, but no model with backend sim takes split 'llm'" in line

@@ -21,12 +21,12 @@ from sideways.core.errors import ParamsError
 Check = Callable[[Params, Path], str | None]
 
 
-def check_project(params_path: str | Path) -> Params:
-    """``params_path`` parsed, and every check of :data:`CHECKS` passed; raises :class:`ParamsError`
-    with the first problem, naming the file and key."""
+def check_project(params_path: str | Path, checks: tuple[Check, ...] | None = None) -> Params:
+    """``params_path`` parsed, and every check of ``checks`` (default :data:`CHECKS`) passed; raises
+    :class:`ParamsError` with the first problem, naming the file and key."""
     params = load_params(params_path)
     root = Path(params_path).parent
-    for check in CHECKS:
+    for check in CHECKS if checks is None else checks:
         if problem := check(params, root):
             raise ParamsError(f"{params_path}: {problem}")
     return params
@@ -108,5 +108,9 @@ def _specs(params: Params) -> Iterator[tuple[str, ModelSpec | JudgeSpec]]:
     yield from ((f"jury.pool.{j.key}", j) for j in params.jury.pool if j.key in used)
 
 
-#: Every check :func:`check_project` runs after the schema, in this order.
+#: Every check :func:`check_project` runs after the schema, in this order (``sideways check``).
 CHECKS: tuple[Check, ...] = (exam_sources, riddle_file, wiki_contact, label_files, replay_files, capped_prices)
+#: The check stage's: all but the labels, which only annotate reads. A run aimed at the paid stages
+#: (``dvc repro judge``, before anyone has labelled) must not be refused for them; a whole run
+#: (``make repro``, which runs ``sideways check`` first) still is.
+STAGE_CHECKS: tuple[Check, ...] = tuple(c for c in CHECKS if c is not label_files)
