@@ -21,7 +21,7 @@ that cannot be formed; then what a stage would refuse: a missing riddle file, ex
 file or replay file, a wiki source without a contact, simulated annotators without a simulated
 model, a spending cap while a model that sends requests has no price. Prints one line naming the
 key at fault and exits 2, or a summary and exits 0. `make repro` runs it before `dvc repro`, and
-the pipeline's first stage runs it under plain `dvc repro`.
+the pipeline's first stage runs it (the labels aside) under plain `dvc repro`.
 """
 
 
