@@ -6,7 +6,7 @@ from __future__ import annotations
 from helpers.harness import jobs_ran
 from sideways.artifacts.failures import FailedJob, summary
 from sideways.core.errors import RequestError
-from sideways.jobs.coarse import JobFiles, PaidJob, Result, run_stage
+from sideways.jobs.coarse import ERROR_LINES, JobFiles, PaidJob, Result, run_stage
 from sideways.jobs.fanout import Job
 
 
@@ -30,8 +30,11 @@ def test_eighteen_jobs_and_an_814_character_error_print_no_line_over_120_columns
     assert all(len(line) <= 120 for line in err.splitlines()), err
     assert err.startswith("predict: 0 jobs reused, 18 ran, 1 failed: ")
     assert jobs_ran(type("P", (), {"stdout": "", "stderr": err})()) == set(names)
-    failed = [line for line in err.splitlines() if line.startswith("failed: predict@bad-m+llm (sim): 36 of 36")]
-    assert len(failed) == 1 and failed[0].endswith("...")
+    lines = err.splitlines()
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("failed: predict@bad-m+llm (sim): 36 of 36")]
+    error = lines[at:at + ERROR_LINES]  # the error's first line (the record's 300 characters) over a few lines
+    assert all(line.startswith("  ") for line in error[1:]) and len(error) == ERROR_LINES
+    assert not lines[at + ERROR_LINES].startswith("  ")  # and no more
     assert err.splitlines()[-1] == ("predict: the failed jobs and their errors are in metrics/failures/predict.json "
                                     "(`sideways status --failed`)")
 

@@ -122,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)
         spent = sum(ledger.spent(Path("."), ledger.answer_cost(cache)).values())  # the cap bounds the total
         verdict = "within it" if spent + total <= cap else "over it: predict would send nothing"
-        print(clip(f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge "
-                   f"${total:,.4f} is {verdict}"))
+        head = f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge"
+        tail = f"${total:,.4f} is {verdict}"
+        print(f"{head} {tail}" if len(head) + 1 + len(tail) <= WIDTH else f"{head}\n  {tail}")
     pending = pending_splits(params) if any(p.stage == EXTRACT for p in planned) else []
     if pending:
         print(f"not priced yet: predict and judge on {', '.join(pending)} (their riddles come from the extract "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import textwrap
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, t
 from sideways.artifacts.previous import previous_bytes, previous_output
 from sideways.config.backends import backend_entry
 from sideways.core.errors import SidewaysError
-from sideways.core.width import clip, wrap
+from sideways.core.width import WIDTH, wrap
 from sideways.jobs.fanout import Failed, Job, JobsFailed, settle_jobs
 from sideways.llm import budget
 from sideways.llm.answers import answers_bytes, restore_previous, used
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 
 NAMED = 20  # the stage's summary names the jobs that ran when there are no more than this
+ERROR_LINES = 3  # a failed job's error in the summary: its first line, over at most this many lines
 
 
 def computed_here(backend: str) -> bool:
@@ -211,14 +213,16 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root
 def summary_lines(stage: str, reused: int, ran: Sequence[str], failed: Sequence[tuple[str, str, BaseException]]
                   ) -> list[str]:
     """What a coarse stage says when it ends, no line over 120 columns: how many jobs were reused,
-    which ran (named, over several lines, up to :data:`NAMED` of them), which failed, each with its
-    error cut to one line, and where the failures are kept whole."""
+    which ran (named, over several lines, up to :data:`NAMED` of them), which failed, each with the
+    first line of its error over at most :data:`ERROR_LINES` lines, and where the failures are kept."""
     head = f"{stage}: {reused} jobs reused, {len(ran)} ran"
     if failed:
         head += f", {len(failed)} failed"
     lines = wrap(head + ": ", ran) if 0 < len(ran) <= NAMED else [head]
     for name, provider, error in failed:
-        lines.append(clip(f"failed: {name} ({provider}): {root_error(error)}"))
+        text = first_line(str(root_error(error))).removeprefix(f"{name}: ")  # the job is named once
+        lines += textwrap.wrap(f"failed: {name} ({provider}): {text}", WIDTH, subsequent_indent="  ",
+                               max_lines=ERROR_LINES, placeholder=" ...")
     if failed:
         lines.append(f"{stage}: the failed jobs and their errors are in {failures_path(stage)} "
                      "(`sideways status --failed`)")
