@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
+from sideways.config.remote_urls import refuse_url_secrets
 from sideways.core.errors import ParamsError
 from sideways.exams.source import missing_source
 
@@ -33,6 +34,7 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = load_params(args.params)
+    refuse_url_secrets(Path(args.params).parent)
     for spec in params.exams.values():
         if problem := missing_source(spec, Path(args.params).parent):
             raise ParamsError(f"{args.params}: {problem}")
