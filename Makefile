@@ -34,14 +34,17 @@ check-params: $(STAMP)
 # DVC's cache every result the lock names (the answers paid stages carry included: a stage that
 # reruns reads them before it pays) and the run-cache; then stop before anything is sent when a paid
 # stage's locked outputs cannot be restored (SIDEWAYS_PAY_AGAIN=1 pays again on purpose;
-# docs/remotes.md). `--pull` restores what was already computed elsewhere instead of running it. When a paid job failed (a provider down, the spending cap), every other
-# job's results are written and the leaderboards shown; the last lines name the failed jobs and how
-# to retry, and make exits non-zero (docs/design.md, "Failed jobs").
+# docs/remotes.md). `--pull` restores what was already computed elsewhere instead of running it
+# (not when paying again: DVC 3.67.1's `repro --pull` fails on an object the remote lacks; the fetch
+# has already brought the rest into the cache, from which `dvc repro` restores unchanged stages).
+# When a paid job failed (a provider down, the spending cap), every other job's results are written
+# and the leaderboards shown; the last lines name the failed jobs and how to retry, and make exits
+# non-zero (docs/design.md, "Failed jobs").
 repro: $(STAMP) check-params
 	$(BIN)/sideways prune
 	@status=0; \
 	$(BIN)/sideways fetch || exit $$?; \
-	if $(BIN)/dvc remote default >/dev/null 2>&1; then \
+	if $(BIN)/dvc remote default >/dev/null 2>&1 && [ "$$SIDEWAYS_PAY_AGAIN" != 1 ]; then \
 		echo "dvc repro --pull"; $(BIN)/dvc repro --pull || status=$$?; \
 	else \
 		echo "dvc repro"; $(BIN)/dvc repro || status=$$?; \
