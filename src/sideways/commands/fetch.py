@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from sideways.commands import Subparsers, add_params_option
-from sideways.commands.remote_state import Locked, default_remote, locked_objects, open_repo, paid_answers, summary
+from sideways.commands.remote_state import (
+    Locked,
+    default_remote,
+    locked_objects,
+    missing_on,
+    open_repo,
+    paid_answers,
+    remote_odb,
+    summary,
+)
 from sideways.config.params import Params, load_params
 
 #: Set to 1 to let a stage pay again for locked outputs that cannot be restored.
@@ -73,9 +82,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with open_repo(str(root)) as repo:
         stages &= paid_answers(repo)
+        if not stages:
+            return 0
         local = repo.cache.local
-        named, unlisted = locked_objects(repo, [local])
-        lost = [o for o in unlisted + [o for o in named if not local.exists(o.oid)] if o.stage in stages]
+        odb = remote_odb(repo, remote) if remote is not None else None
+        named, unlisted = locked_objects(repo, [local] if odb is None else [local, odb])
+        lost = [o for o in unlisted + named if o.stage in stages and not local.exists(o.oid)]
+        if odb is not None and lost:  # what the fetch did not bring: really absent from the remote?
+            lost = missing_on(odb, lost, f"remote {remote!r}")
     if not lost:
         return 0
     if os.environ.get(PAY_AGAIN) == "1":
