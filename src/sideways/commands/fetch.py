@@ -102,11 +102,11 @@ def run(args: argparse.Namespace) -> int:
 
 def stop(lost: list[Locked], remote: str | None) -> None:
     """Say why nothing is run: what is lost, from where, and the two ways on."""
-    where = f"remote {remote!r}" if remote else "any remote (this clone has no default DVC remote)"
+    where = f"remote {remote[:30]!r}" if remote else "a remote (this clone has no default DVC remote)"
     names = ", ".join(sorted({o.stage for o in lost}))
-    print(f"sideways fetch: stopped before paying again: {len(lost)} locked output(s) of {names} are "
-          "neither in this clone's cache", file=sys.stderr)
-    print(f"  nor on {where}; they were paid for once:", file=sys.stderr)
+    print(f"sideways fetch: stopped before paying again for {names}: {len(lost)} locked object(s) are",
+          file=sys.stderr)
+    print(f"  in neither this clone's cache nor {where}; they were paid for once:", file=sys.stderr)
     for line in summary(lost):
         print(f"  {line}", file=sys.stderr)
     print("  push them from the clone that has them (`sideways push` there), then `make repro` here;",

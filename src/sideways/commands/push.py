@@ -62,7 +62,7 @@ def verify(name: str | None, upload: bool) -> int:
         name = name or default_remote(repo)
         if name is None:
             raise RemoteError("no default DVC remote: `dvc remote add -d NAME URL` (docs/remotes.md)")
-        where = f"remote {name!r}"
+        where = f"remote {name[:30]!r}"
         odb, local = remote_odb(repo, name), repo.cache.local
         named, unlisted = locked_objects(repo, [local, odb])
         missing = missing_on(odb, named, where)
