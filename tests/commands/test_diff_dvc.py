@@ -216,5 +216,7 @@ def test_without_a_default_remote_the_revision_s_own_remote_is_not_used_and_that
         "and the workspace has no default remote (`dvc remote default NAME`; HEAD's own .dvc/config is not used)" \
         in out["not_compared"]
     assert proc.returncode == 1 and "`dvc push --all-commits`" in proc.stderr, proc.stderr  # a command DVC 3.67.1 has
+    both = run(project, "sideways", "diff", "HEAD", "HEAD", "--replicates", "50", check=False)
+    assert both.returncode == 1 and "llm: not compared: data/jury/llm.parquet at HEAD: its data is" in both.stdout
     run(project, "dvc", "remote", "default", "store")
     assert diff_json(project, "HEAD", "--replicates", "50")["not_compared"] == []  # the workspace's choice: read

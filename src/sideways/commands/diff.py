@@ -182,7 +182,8 @@ def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False
     fa, fb = read_files(a, split_files()), read_files(b, split_files())
     out = Comparison(unavailable=[v for f in (fa, fb) for v in f.values() if isinstance(v, Unavailable)])
     for split in SPLITS:
-        if isinstance(fa[paths.jury(split)], str) and isinstance(fb[paths.jury(split)], str):
+        ja, jb = fa[paths.jury(split)], fb[paths.jury(split)]
+        if all(isinstance(j, str) and not isinstance(j, Unavailable) for j in (ja, jb)):
             continue  # a split neither version has: nothing to say
         missing: list[str] = []
         va, vb = _version(a, fa, split, missing), _version(b, fb, split, missing)
