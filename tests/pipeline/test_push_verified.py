@@ -7,7 +7,8 @@ on the remote, looked up there. Objects removed from the remote behind DVC's bac
 killed midway leaves while DVC's records say "pushed") are uploaded again by ``make push``; when
 A's cache lacks them too, ``make push`` exits 1 naming them. Machine B, a fresh clone holding the
 key, then runs ``make repro``: it stops before sending anything, naming the outputs and the remote;
-``SIDEWAYS_PAY_AGAIN=1 make repro`` pays on purpose. The fake server counts every request.
+so does machine C once the folders' manifests are gone from the remote too (DVC then cannot even
+list the outputs, and would run the stage); ``SIDEWAYS_PAY_AGAIN=1 make repro`` pays on purpose. The fake server counts every request.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+import yaml
 from test_remotes import machine, paid_models, results
 
 from helpers.harness import BIN, commit, executed, make, new_repo, run
@@ -37,6 +39,11 @@ PREFIX = "sideways/files/md5/"
 def md5_key(data: bytes) -> str:
     digest = hashlib.md5(data).hexdigest()  # noqa: S324 - DVC's object name, not a security use
     return f"{PREFIX}{digest[:2]}/{digest[2:]}"
+
+
+def md5_key_of(md5: str) -> str:
+    """The object key of a hash dvc.lock records (``….dir``: a folder's manifest)."""
+    return f"{PREFIX}{md5[:2]}/{md5[2:]}"
 
 
 def bucket_keys(s3) -> set[str]:
@@ -139,6 +146,21 @@ def test_a_push_is_finished_or_fails_and_a_clone_never_pays_silently(tmp_path):
         assert proc.returncode != 0 and "predict" not in executed(proc), out
         assert named(ANSWERS, out) and "remote 'store'" in out and "SIDEWAYS_PAY_AGAIN=1 make repro" in out, out
         assert max(map(len, ours(proc.stderr, "sideways fetch:"))) <= 120
+
+        # C: the folders' manifests gone too (a push killed before it sent them): DVC cannot even list the
+        # outputs ("Unable to pull data for stage"), and would run the stage; it stops before sending
+        delete(s3, {md5_key_of(out["md5"]) for stage in ("predict", "judge")
+                    for out in yaml.safe_load((a / "dvc.lock").read_text())["stages"][stage]["outs"]
+                    if out["md5"].endswith(".dir")})
+        c = tmp_path / "c" / "repo"
+        run(tmp_path, "git", "clone", "-q", str(a), str(c), environ=machine(tmp_path, tmp_path / "c" / "home"))
+        (c / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
+        env_c = machine(c, tmp_path / "c" / "home", AWS_ACCESS_KEY_ID=s3.access_key_id,
+                        AWS_SECRET_ACCESS_KEY=s3.secret_access_key)
+        proc = make(c, "repro", environ=env_c, check=False)
+        out = proc.stdout + proc.stderr
+        assert server.fake.requests == paid, f"a clone paid silently:\n{out}"
+        assert proc.returncode != 0 and "data/answers/predict" in out and "SIDEWAYS_PAY_AGAIN=1" in out, out
 
         # paying again is a decision: SIDEWAYS_PAY_AGAIN=1
         proc = make(b, "repro", environ=env_b | {"SIDEWAYS_PAY_AGAIN": "1"}, check=False)
