@@ -30,18 +30,21 @@ check-params: $(STAMP)
 	$(BIN)/sideways check
 
 # Then delete the outputs of models removed from models.yaml (DVC leaves them, and annotate, jury
-# and calibrate depend on their folders). With a default DVC remote, fetch into DVC's cache every
-# result the lock names (the answers paid stages carry included: a stage that reruns reads them
-# before it pays) and the run-cache; then `--pull` restores what was already computed elsewhere
-# instead of running it. When a paid job failed (a provider down, the spending cap), every other
-# job's results are written and the leaderboards shown; the last lines name the failed jobs and how
-# to retry, and make exits non-zero (docs/design.md, "Failed jobs").
+# and calibrate depend on their folders). `sideways fetch`: with a default DVC remote, fetch into
+# DVC's cache every result the lock names (the answers paid stages carry included: a stage that
+# reruns reads them before it pays) and the run-cache; then stop before anything is sent when a paid
+# stage's locked outputs cannot be restored (SIDEWAYS_PAY_AGAIN=1 pays again on purpose;
+# docs/remotes.md). `--pull` restores what was already computed elsewhere instead of running it
+# (not when paying again: DVC 3.67.1's `repro --pull` fails on an object the remote lacks; the fetch
+# has already brought the rest into the cache, from which `dvc repro` restores unchanged stages).
+# When a paid job failed (a provider down, the spending cap), every other job's results are written
+# and the leaderboards shown; the last lines name the failed jobs and how to retry, and make exits
+# non-zero (docs/design.md, "Failed jobs").
 repro: $(STAMP) check-params
 	$(BIN)/sideways prune
 	@status=0; \
-	if $(BIN)/dvc remote default >/dev/null 2>&1; then \
-		echo "dvc fetch --run-cache"; \
-		$(BIN)/dvc fetch --run-cache || echo "(some results are not on the remote: their stages will run)"; \
+	$(BIN)/sideways fetch || exit $$?; \
+	if $(BIN)/dvc remote default >/dev/null 2>&1 && [ "$$SIDEWAYS_PAY_AGAIN" != 1 ]; then \
 		echo "dvc repro --pull"; $(BIN)/dvc repro --pull || status=$$?; \
 	else \
 		echo "dvc repro"; $(BIN)/dvc repro || status=$$?; \
@@ -52,9 +55,10 @@ repro: $(STAMP) check-params
 	fi; \
 	exit $$status
 
-# Share everything a run paid for: outputs (answers included) and the run-cache. Then `git push`.
+# Share everything a run paid for: outputs (answers included) and the run-cache, then check on the
+# remote itself that it holds every object dvc.lock names (docs/remotes.md). Then `git push`.
 push: $(STAMP)
-	$(BIN)/dvc push --run-cache
+	$(BIN)/sideways push
 
 # Static checks first (seconds), then the tests: CI runs `make test`.
 check: $(STAMP)

@@ -206,6 +206,30 @@ def annotation_rows(out: str) -> Rows:
     }
 
 
+REMOTE_GROWTH = ("DVC remote's growth per pushed version, the simulated default, then one model's skill changed "
+                 "(`remote_growth.py`)")
+PUSH_TIME = "`make push` (`sideways push`: push, then every object dvc.lock names looked up on the remote)"
+
+
+def remote_growth_rows(out: str) -> Rows:
+    first = re.search(r"^version 1: (\d+) objects, ([\d,]+) KB; run-cache (\d+) entries, ([\d,]+) KB", out, re.M)
+    step = re.search(r"^version 2 .*: \+(\d+) objects, \+([\d,]+) KB; run-cache \+(\d+) entries, \+([\d,]+) KB", out,
+                     re.M)
+    if first is None or step is None:
+        raise ValueError("no version lines")
+    share = _find(r"^per version: [\d,]+ KB \((\d+)% of the first\)", out, re.M)
+    pushes = re.search(r"^sideways push: ([\d.]+) s, ([\d.]+) s; verify only: ([\d.]+) s; "
+                       r"dvc push --all-commits \(2 commits, nothing to send\): ([\d.]+) s", out, re.M)
+    if pushes is None:
+        raise ValueError("no timing line")
+    return {
+        REMOTE_GROWTH: f"first version {first[2]} KB ({first[1]} objects) + run-cache {first[4]} KB; each next "
+                       f"+{step[2]} KB ({step[1]} objects) + run-cache {step[4]} KB, {share}% of the first",
+        PUSH_TIME: f"{pushes[1]} s first, {pushes[2]} s next; verification alone {pushes[3]} s; "
+                   f"`dvc push --all-commits` on 2 commits {pushes[4]} s",
+    }
+
+
 def default_posterior() -> str:
     """The posterior params.yaml ranks by (``calibration.posterior``): interval_coverage.py prints each by name."""
     text = (ROOT / "params.yaml").read_text(encoding="utf-8")
@@ -223,6 +247,7 @@ BENCHMARKS = (
     Benchmark("annotation_load", ("--kill", "60"), annotation_rows),
     Benchmark("spending_cap", (), spending_cap_rows),
     Benchmark("dead_endpoint", (), dead_endpoint_rows),
+    Benchmark("remote_growth", (), remote_growth_rows),
 )
 
 

@@ -92,6 +92,11 @@ seconds, 1 run each; load average after: 2.20 1.00 0.50, 2 cores
   M    wall s   wall/L  batches  most in flight  rounds  wall - rounds x L  per provider
  16     564.7     2.35      176             128       2               84.7  openai 64
 """,
+    "remote_growth": """version 1: 154 objects, 1,997 KB; run-cache 17 entries, 33 KB
+version 2 (atlas-mini skill 0.9): +41 objects, +355 KB; run-cache +12 entries, +27 KB
+per version: 382 KB (19% of the first)
+sideways push: 9.3 s, 10.0 s; verify only: 5.2 s; dvc push --all-commits (2 commits, nothing to send): 7.7 s
+""",
     "interval_coverage": """6 models, judges default, self-bias default, riddles llm 36, vlm 20, seeds 0..199
 
 share 0.1667, kappa 4:
@@ -151,6 +156,8 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.CAP_WITHIN] == "100 of 100 sent (completed); estimate over the cap: 0 sent"
     assert rows[bench.CAP_MIDWAY] == "stopped $0.0500 under the cap, one request's worst case $0.0639"
     assert rows[bench.DEAD_PORT] == "failed in 8.7 s" and rows[bench.DEAD_503] == "failed in 5.0 s after 15 attempts"
+    assert rows[bench.REMOTE_GROWTH].startswith("first version 1,997 KB (154 objects) + run-cache 33 KB; each next +355 KB")
+    assert rows[bench.PUSH_TIME] == "9.3 s first, 10.0 s next; verification alone 5.2 s; `dvc push --all-commits` on 2 commits 7.7 s"
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():

@@ -210,9 +210,13 @@ def test_without_a_default_remote_the_revision_s_own_remote_is_not_used_and_that
     run(project, "dvc", "push")
     run(project, "dvc", "remote", "default", "--unset")
     shutil.rmtree(project / ".dvc/cache")
-    out = diff_json(project, "HEAD", "--replicates", "50")
+    proc = run(project, "sideways", "diff", "HEAD", "--json", "--replicates", "50", check=False)
+    out = json.loads(proc.stdout)
     assert out["rows"] == [] and "llm: not compared: data/jury/llm.parquet at HEAD: its data is not in DVC's cache " \
-        "and the workspace has no default remote (the one HEAD's own .dvc/config names is not used): " \
-        "`dvc remote default NAME`, then `dvc fetch --rev HEAD`" in out["not_compared"]
+        "and the workspace has no default remote (`dvc remote default NAME`; HEAD's own .dvc/config is not used)" \
+        in out["not_compared"]
+    assert proc.returncode == 1 and "`dvc push --all-commits`" in proc.stderr, proc.stderr  # a command DVC 3.67.1 has
+    both = run(project, "sideways", "diff", "HEAD", "HEAD", "--replicates", "50", check=False)
+    assert both.returncode == 1 and "llm: not compared: data/jury/llm.parquet at HEAD: its data is" in both.stdout
     run(project, "dvc", "remote", "default", "store")
     assert diff_json(project, "HEAD", "--replicates", "50")["not_compared"] == []  # the workspace's choice: read

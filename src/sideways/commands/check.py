@@ -10,9 +10,11 @@ first problem in one line, naming the key (exit 2), or a one-line summary (exit 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.preflight import check_project
+from sideways.config.remote_urls import refuse_url_secrets
 
 DESCRIPTION = """\
 Validate params.yaml with the schema every stage uses: unknown keys (with a did-you-mean
@@ -34,6 +36,7 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = check_project(args.params)
+    refuse_url_secrets(Path(args.params).parent)
     print(f"{args.params}: ok ({len(params.models)} models, {len(params.jury.pool)} judges in the pool, "
           f"panels of {params.jury.judges}, splits {', '.join(params.splits)})")
     return 0

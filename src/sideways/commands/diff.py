@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
+from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
 from sideways.commands.judge_diff import judge_lines
-from sideways.commands.revisions import WORKSPACE, read_files
+from sideways.commands.revisions import PUSH_HINT, WORKSPACE, Unavailable, read_files
 from sideways.config.exam import EXAM_KEY
 from sideways.config.params import MODEL_KEY
 from sideways.exams.changes import exam_changes
@@ -108,8 +110,8 @@ def exam_tables(rev: str) -> tuple[dict[str, tuple[pd.DataFrame, dict[str, Any]]
     elif isinstance(old, bytes):
         metrics = exam_metrics(b'{"exam": %b}' % old, OLD_EXAM_METRICS, rev, problems)
         whole, per_model = {k: OLD_EXAM_DETAIL for k in metrics}, {k: [] for k in metrics}
-    else:
-        return {}, []
+    else:  # no exam in rev, or its metrics cannot be read: then which exams it has is unknown
+        return {}, [v for v in (new, old) if isinstance(v, Unavailable)]
     files = read_files(rev, [*whole.values(), *(p for ps in per_model.values() for p in ps)])
     out = {}
     for key in metrics:
@@ -149,12 +151,15 @@ def exam_metrics(data: bytes, path: Path, rev: str, problems: list[str]) -> dict
     return out
 
 
-def compare_exams(a: str, b: str) -> Changes:
+def compare_exams(a: str, b: str) -> Comparison:
     """The exams of both versions, paired per question (:mod:`sideways.exams.changes`)."""
     (ea, pa), (eb, pb) = exam_tables(a), exam_tables(b)
-    out = Changes(problems=[f"exam: not compared: {p}" for p in pa + pb])
+    out = Comparison(problems=[f"exam: not compared: {p}" for p in pa + pb])
+    out.unavailable += [p for p in pa + pb if isinstance(p, Unavailable)]
+    unknown = {rev for rev, found in ((a, pa), (b, pb)) if any(isinstance(p, Unavailable) for p in found)}
     for key in sorted(set(ea) ^ set(eb)):
-        out.problems.append(f"exam {key}: in {a if key in ea else b} only; not compared")
+        if not unknown:  # "in A only" is said only when both versions' exams are known
+            out.problems.append(f"exam {key}: in {a if key in ea else b} only; not compared")
     for key in sorted(set(ea) & set(eb)):
         try:
             rows, problems = exam_changes(key, ea[key][0], eb[key][0], (a, b), (ea[key][1], eb[key][1]))
@@ -166,12 +171,21 @@ def compare_exams(a: str, b: str) -> Changes:
     return out
 
 
-def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False) -> Changes:
+@dataclass
+class Comparison(Changes):
+    """:class:`Changes`, and the tables the versions name whose data cannot be had (``sideways diff``
+    then exits 1: the comparison asked for was not made)."""
+
+    unavailable: list[str] = field(default_factory=list)
+
+
+def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False) -> Comparison:
     """Every row of the comparison of ``a`` with ``b``, with q-values and verdicts, and the problems."""
     fa, fb = read_files(a, split_files()), read_files(b, split_files())
-    out = Changes()
+    out = Comparison(unavailable=[v for f in (fa, fb) for v in f.values() if isinstance(v, Unavailable)])
     for split in SPLITS:
-        if isinstance(fa[paths.jury(split)], str) and isinstance(fb[paths.jury(split)], str):
+        ja, jb = fa[paths.jury(split)], fb[paths.jury(split)]
+        if all(isinstance(j, str) and not isinstance(j, Unavailable) for j in (ja, jb)):
             continue  # a split neither version has: nothing to say
         missing: list[str] = []
         va, vb = _version(a, fa, split, missing), _version(b, fb, split, missing)
@@ -188,6 +202,7 @@ def compare(a: str, b: str, *, seed: int, replicates: int, riddles: bool = False
     exams = compare_exams(a, b)
     out.rows += exams.rows
     out.problems += exams.problems
+    out.unavailable += exams.unavailable
     decide(out.rows)
     return out
 
@@ -276,6 +291,11 @@ def run(args: argparse.Namespace) -> int:
         print(render_md(ch, args.a, args.b, args.items), end="")
     else:
         print(render_text(ch, args.a, args.b, args.items) + judge_lines(args.a, args.b, args.seed), end="")
+    if ch.unavailable:
+        print(f"sideways diff: {len(ch.unavailable)} table(s) of these versions are in neither DVC's cache nor "
+              "the remote (named above);", file=sys.stderr)
+        print(f"  {PUSH_HINT}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from sideways.commands.remote_state import readable, remote_odb
 from sideways.core.errors import SidewaysError
 
 #: How the workspace is named on the command line and in the output.
@@ -38,8 +39,21 @@ def resolve(rev: str) -> str:
         raise SidewaysError(f"revision {rev!r}: {exc} (a git revision or a `dvc exp` name)") from None
 
 
+class Unavailable(str):
+    """Why a file of a revision cannot be read although the revision names it: its data is in neither
+    DVC's cache nor the remote. Unlike a file the revision does not have, this makes ``sideways diff``
+    fail: the comparison the user asked for cannot be made."""
+
+
+#: What to run where the data is: on the clone that produced the revision, push every commit's outputs
+#: that its cache holds (``dvc push --all-commits``, in DVC 3.67.1 as in every DVC 3).
+PUSH_HINT = "on a clone that has them: `dvc push --all-commits`, then run this again"
+
+
 def read_files(rev: str, files: Iterable[Path]) -> dict[Path, bytes | str]:
-    """Each file's bytes at ``rev`` (:data:`WORKSPACE`: the files on disk), or why it cannot be read."""
+    """Each file's bytes at ``rev`` (:data:`WORKSPACE`: the files on disk), or why it cannot be read
+    (an :class:`Unavailable` when ``rev`` names it but its data cannot be had). A remote that cannot
+    be read is a :class:`~sideways.commands.remote_state.RemoteError`, never an empty table."""
     files = list(files)
     if rev == WORKSPACE:
         return {p: p.read_bytes() if p.exists() else f"{p}: not in the workspace" for p in files}
@@ -53,6 +67,9 @@ def read_files(rev: str, files: Iterable[Path]) -> dict[Path, bytes | str]:
         fs = DVCFileSystem(repo=repo, subrepos=True)
         for path in files:
             out[path] = _read(fs, path, rev, remote=lent is not None)
+        if lent is not None and any(isinstance(v, Unavailable) for v in out.values()):
+            name = lent["core"]["remote"]
+            readable(remote_odb(repo, name), f"remote {name!r}")  # missing, or refused? refused is an error
     return out
 
 
@@ -82,10 +99,9 @@ def _read(fs: Any, path: Path, rev: str, remote: bool) -> bytes | str:
         if not fs.exists(name):
             return f"{path}: not in {rev}"
         if not remote:
-            return (f"{path} at {rev}: its data is not in DVC's cache and the workspace has no default remote "
-                    f"(the one {rev}'s own .dvc/config names is not used): `dvc remote default NAME`, then "
-                    f"`dvc fetch --rev {rev}`")
-        return f"{path} at {rev}: its data is in neither DVC's cache nor the default remote (`dvc fetch --rev {rev}`)"
+            return Unavailable(f"{path} at {rev}: its data is not in DVC's cache and the workspace has no default "
+                               f"remote (`dvc remote default NAME`; {rev}'s own .dvc/config is not used)")
+        return Unavailable(f"{path} at {rev}: its data is in neither DVC's cache nor the default remote")
     except Exception as exc:  # noqa: BLE001 - DVC raises many kinds (no cache, no remote, ...): one line each
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return f"{path} at {rev}: {first} (`dvc pull` or `dvc fetch` it, or set a remote)"
+        return Unavailable(f"{path} at {rev}: {first[:160]}")
