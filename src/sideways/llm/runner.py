@@ -183,6 +183,34 @@ async def run_calls(
         return await _send_misses(plan, calls, open_transport, cache, options, account, redact, sleep, on_fresh)
 
 
+def _pause(sleep: Callable[[float], Awaitable[None]], health: _Health) -> Callable[[float], Awaitable[None]]:
+    """The backoff between attempts, cut short when the endpoint is found down meanwhile."""
+
+    async def pause(delay: float) -> None:
+        if sleep is not asyncio.sleep:
+            await sleep(delay)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(health.down_event.wait(), delay)
+
+    return pause
+
+
+async def _admit(plan: _Plan, key: str, call: Call, health: _Health, options: RunOptions,
+                 redact: Redact) -> _Charge | None:
+    """The charge of ``call``'s attempts, or None when it is not sent and is settled here: its endpoint is down
+    (nothing more is sent, nor reserved), or the spending cap refuses it."""
+    if health.down is not None:
+        plan.settle(key, Result(call, key, error=redact(health.down)))
+        return None
+    charge = _Charge(options.meter, call, key)
+    refusal = await charge.admit()
+    if refusal is not None:
+        plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+        return None
+    return charge
+
+
 async def _send_misses(
     plan: _Plan,
     calls: Sequence[Call],
@@ -206,26 +234,15 @@ async def _send_misses(
     pending = plan.pending()
     health = _Health(options.desc or plan.first[1].label)
 
-    async def pause(delay: float) -> None:
-        """The backoff between attempts, cut short when the endpoint is found down meanwhile."""
-        if sleep is not asyncio.sleep:
-            await sleep(delay)
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(health.down_event.wait(), delay)
+    pause = _pause(sleep, health)
 
     async def worker() -> None:
         # One worker per concurrency slot, taking the next miss (and its cap reservation) when it is free;
         # busy until its answer is journalled (one write(), no await): a SIGKILL loses only those in flight.
         for key, call in pending:  # one generator shared by the workers: each miss goes to one slot
             progress.update(plan.take_progress())
-            if health.down is not None:  # the endpoint is down: nothing more is sent, nor reserved
-                plan.settle(key, Result(call, key, error=redact(health.down)))
-                continue
-            charge = _Charge(options.meter, call, key)
-            refusal = await charge.admit()
-            if refusal is not None:
-                plan.settle(key, Result(call, key, error=f"{SPENDING_CAP_ERROR}: {refusal}"))
+            charge = await _admit(plan, key, call, health, options, redact)
+            if charge is None:
                 continue
             plan.sent += 1
             result = await _attempts(key, call, transport, options, limiter, rng, redact, pause, health, charge)
