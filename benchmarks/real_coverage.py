@@ -40,9 +40,11 @@ half-width in points, per interval and share, then the models each interval cove
 judges (comma-separated keys, or unique prefixes of them) asked first; each model's panel is ordered by it, its
 first `--first` judges keep every verdict and the others keep theirs only on the rows those disagree on (the
 verdicts the cascade would not have asked are dropped before anything is computed). `--cascade all` measures every
-order that gives a different cascade. Each order also prints the judge calls the file's full jury made, the
-cascade's, and the share saved. `--unasked absent` reads the dropped verdicts as "no verdict" (the latent-class
-codes a failed judge gets) instead of marginalising them (`marginal`, as the pipeline does): the naive alternative.
+order that gives a different cascade; `--full JSON` reads the full jury's figures from an earlier `--json` of the
+same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
+cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
+dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
+pipeline does): the naive alternative.
 Seeded: the same arguments give the same output.
 """
 
@@ -51,6 +53,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import json
 import math
 import os
 import sys
@@ -97,6 +100,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
     p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
+    p.add_argument("--full", metavar="JSON", help="with --cascade: the full jury's figures from an earlier --json of "
+                   "the same arguments without --cascade, instead of measuring them again")
     p.add_argument("--unasked", default="marginal", choices=("marginal", "absent"),
                    help="the verdicts a cascade did not ask: marginalised (default) or read as no verdict")
     return p.parse_args(argv)
@@ -242,17 +247,12 @@ def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.
 
 
 def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]]:
-    """The judge orders ``--cascade`` names: one (keys or unique prefixes, comma-separated), or ``all``: every order
+    """The judge orders ``--cascade`` names: orders separated by ";" (each keys or unique prefixes, comma-separated), or
+    ``all``: every order
     of the file's judges, less those giving every model the same first judges as an earlier one."""
     judges = sorted({j for p in pop.tables.panels.values() for j in p})
     if spec != "all":
-        order: list[str] = []
-        for part in (p.strip() for p in spec.split(",")):
-            hits = [j for j in judges if j == part] or [j for j in judges if j.startswith(part)]
-            if len(hits) != 1:
-                raise SystemExit(f"--cascade: {part!r} names {len(hits)} of the file's judges ({', '.join(judges)})")
-            order.append(hits[0])
-        return [tuple(order)]
+        return [_order(judges, one) for one in spec.split(";")]
     seen: set[tuple[tuple[str, frozenset[str]], ...]] = set()
     out: list[tuple[str, ...]] = []
     for perm in itertools.permutations(judges):
@@ -261,6 +261,17 @@ def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]
             seen.add(firsts)
             out.append(perm)
     return out
+
+
+def _order(judges: list[str], spec: str) -> tuple[str, ...]:
+    """The judges ``spec`` names (keys or unique prefixes, comma-separated)."""
+    order: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        hits = [j for j in judges if j == part] or [j for j in judges if j.startswith(part)]
+        if len(hits) != 1:
+            raise SystemExit(f"--cascade: {part!r} names {len(hits)} of the file's judges ({', '.join(judges)})")
+        order.append(hits[0])
+    return tuple(order)
 
 
 def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -355,13 +366,17 @@ def main(argv: list[str] | None = None) -> int:
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
           f"{args.repeats} repeats, seed {args.seed}")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    rows = measure(pop, shares, args.repeats, args.seed, names)
+    if args.cascade and args.full:
+        rows = [r | {"failed_repeats": 0, "models": {}} for r in json.loads(Path(args.full).read_text())["rows"]
+                if not r.get("cascade")]
+    else:
+        rows = measure(pop, shares, args.repeats, args.seed, names)
     _print_rows(rows)
     cascades = []
     if args.cascade:
         for order in judge_orders(pop, args.cascade, args.first):
             cascades.append(_measure_cascade(pop, rows, order, args, shares, names))
-        rows = [r | {"cascade": c["order"]} for c in cascades for r in c["rows"]]
+        rows = rows + [r | {"cascade": c["order"]} for c in cascades for r in c["rows"]]
     seconds = time.perf_counter() - t0
     print("\nmodels covered less than 94% of the time:")
     for r in rows:

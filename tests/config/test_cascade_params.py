@@ -50,6 +50,7 @@ def test_a_cascade_orders_the_panel_without_changing_who_is_on_it(default_params
 @pytest.mark.parametrize(("cascade", "message"), [
     ({"first": 3}, r"jury\.cascade\.first: 3 judges first leaves none to escalate to \(jury\.judges is 3"),
     ({"first": -1}, r"jury\.cascade\.first"),
+    ({"first": 1}, r"jury\.cascade\.first: one judge cannot disagree with itself"),
     ({"first": 2, "order": ["judge-mistrall"]},
      r"jury\.cascade\.order: 'judge-mistrall' is not a judge of jury\.pool \(did you mean 'judge-mistral'\?\)"),
     ({"first": 2, "order": ["judge-openai", "judge-openai"]}, r"jury\.cascade\.order: 'judge-openai' is named twice"),

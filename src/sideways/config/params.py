@@ -434,6 +434,8 @@ def _cascade(data: Any, judges: int, pool: tuple[JudgeSpec, ...], source: str) -
     data = checks.mapping(data, where, optional=True)
     checks.known_keys(data, ("first", "order"), where)
     first = checks.integer(data.get("first", 0), f"{where}.first", lo=0)
+    if first == 1:
+        raise ParamsError(f"{where}.first: one judge cannot disagree with itself: 0 (off) or 2 or more")
     if first and first >= judges:
         raise ParamsError(f"{where}.first: {first} judges first leaves none to escalate to "
                           f"(jury.judges is {judges}; 0 turns the cascade off)")
