@@ -278,8 +278,7 @@ def score_models(
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
     judgments: pd.DataFrame | None = None,
-    stream: str = "",
-    cascade: int = 0,
+    stream: str = "", cascade: int = 0,
 ) -> pd.DataFrame:
     """One SCORES row per model of ``jury`` for ``field``, sorted by model key, with both intervals.
 
@@ -292,9 +291,8 @@ def score_models(
     leaderboard ranks by the posterior interval it is left null instead, with a warning.
     ``truth`` maps model keys to known true scores (simulation): then ``covered`` and
     ``posterior_covered`` say whether each interval holds it. ``posterior="latent"`` needs every
-    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split);
-    ``cascade``: the first judges of a cascaded jury (``jury.cascade.first``, 0 for none), whose unasked verdicts
-    it marginalises.
+    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split), ``cascade``
+    the first judges of a cascaded jury (``jury.cascade.first``, 0 none: it marginalises the verdicts not asked).
     """
     _check_options(field, method, empty_bin, bootstrap, interval, posterior)
     pool = _label_pool(jury, annotations, field)
