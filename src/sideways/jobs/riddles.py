@@ -116,7 +116,7 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
             heads = {model.key: [j.key for j in first]}
             escalated = predictions[cascade.escalated(pd.concat(verdicts, ignore_index=True), keys, heads)]
             verdicts += run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j, escalated))
-                                  for j in then])
+                                  for j in then]) if len(escalated) else []  # all settled: no second round
         table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
         return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"],
                     answered_keys(table, "judge", senders(params.jury.panel(model.provider))))
