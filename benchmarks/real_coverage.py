@@ -3,7 +3,7 @@
 Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
-                                     [--field both_correct]
+                                     [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -35,12 +35,25 @@ half-width in points, per interval and share, then the models each interval cove
 (a miss on a real file is usually one model's); `--json OUT` writes
 `{"default": NAME, "rows": [{"interval", "share", "coverage", "coverage_se", "half_width", "intervals"}, ...],
 "models": [{"interval", "share", "model", "coverage"}, ...]}`.
+
+`--cascade ORDER` measures what a cascaded jury (`jury.cascade`, sideways.scoring.cascade) would see: ORDER names
+judges (comma-separated keys, or unique prefixes of them) asked first; each model's panel is ordered by it, its
+first `--first` judges keep every verdict and the others keep theirs only on the rows those disagree on (the
+verdicts the cascade would not have asked are dropped before anything is computed). `--cascade all` measures every
+order that gives a different cascade; `--full JSON` reads the full jury's figures from an earlier `--json` of the
+same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
+cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
+dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
+pipeline does): the naive alternative.
 Seeded: the same arguments give the same output.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
+import json
 import math
 import os
 import sys
@@ -62,7 +75,7 @@ from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import latent_class, latent_prior  # noqa: E402
+from sideways.scoring import cascade, latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
@@ -85,6 +98,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
+    p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
+    p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
+    p.add_argument("--full", metavar="JSON", help="with --cascade: the full jury's figures from an earlier --json of "
+                   "the same arguments without --cascade, instead of measuring them again")
+    p.add_argument("--unasked", default="marginal", choices=("marginal", "absent"),
+                   help="the verdicts a cascade did not ask: marginalised (default) or read as no verdict")
     return p.parse_args(argv)
 
 
@@ -138,6 +157,7 @@ class Population:
     labels: pd.DataFrame
     truth: dict[str, float]
     rows: pd.DataFrame
+    first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -185,7 +205,7 @@ def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str
     model's labelled rows (``latent-class``), and the binned one (``latent``, sideways.scoring.latent_prior)."""
     out = {}
     if "latent-class" in names:
-        rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept)
+        rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, kept, pop.first)
         draws = latent_class.sample(rows.evidence, pop.field, seed=seed, stream=stream)
         out["latent-class"] = _class_counts(pop, rows, draws, rows.keys.assign(row=np.arange(len(rows.keys))))
     binned = [n for n in ("latent", *VARIANTS) if n in names]
@@ -199,7 +219,8 @@ def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: 
     """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
     its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
     predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
-    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream)
+    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream,
+                                    first=pop.first)
     out = {}
     for name in names:
         jury = stratified(pop.rows, pred, pop.field) if name == "latent-strata" else pop.rows
@@ -223,6 +244,54 @@ def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.
         n = len(population_rows)
         out[model] = ((base + lo) / n, (base + hi) / n)
     return out
+
+
+def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]]:
+    """The judge orders ``--cascade`` names: orders separated by ";" (each keys or unique prefixes, comma-separated), or
+    ``all``: every order
+    of the file's judges, less those giving every model the same first judges as an earlier one."""
+    judges = sorted({j for p in pop.tables.panels.values() for j in p})
+    if spec != "all":
+        return [_order(judges, one) for one in spec.split(";")]
+    seen: set[tuple[tuple[str, frozenset[str]], ...]] = set()
+    out: list[tuple[str, ...]] = []
+    for perm in itertools.permutations(judges):
+        firsts = tuple(sorted((m, frozenset(p[:first])) for m, p in cascaded_panels(pop, perm).items()))
+        if firsts not in seen:
+            seen.add(firsts)
+            out.append(perm)
+    return out
+
+
+def _order(judges: list[str], spec: str) -> tuple[str, ...]:
+    """The judges ``spec`` names (keys or unique prefixes, comma-separated)."""
+    order: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        hits = [j for j in judges if j == part] or [j for j in judges if j.startswith(part)]
+        if len(hits) != 1:
+            raise SystemExit(f"--cascade: {part!r} names {len(hits)} of the file's judges ({', '.join(judges)})")
+        order.append(hits[0])
+    return tuple(order)
+
+
+def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each model's panel in the order ``order`` asks it (judges it does not name after, in file order)."""
+    rank = {j: i for i, j in enumerate(order)}
+    return {m: tuple(sorted(p, key=lambda j: rank.get(j, len(rank)))) for m, p in pop.tables.panels.items()}
+
+
+def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal") -> Population:
+    """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
+    dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
+    (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict)."""
+    panels = cascaded_panels(pop, order)
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first)
+    tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
+    jury = jury_table(judgments, tables.predictions, panels)
+    rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
+    if len(rows) != len(pop.rows):
+        raise SystemExit("--cascade: a labelled prediction lost every verdict")  # the first judges grade every row
+    return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0)
 
 
 def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str]) -> list[dict[str, Any]]:
@@ -257,6 +326,34 @@ def _add_posteriors(pop: Population, kept: pd.DataFrame, seed: int, share: float
         tallies[("hierarchical", share)].add_scores(h, "posterior_covered", "posterior_half_width")
 
 
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    """The figures as a Markdown table (with the half-width's ratio to the full jury's, under a cascade)."""
+    ratio = any("width_ratio" in r for r in rows)
+    print("| interval | share | coverage % | se | mean half-width (points) |" + (" x full jury |" if ratio else "")
+          + " intervals | failed repeats |")
+    print("|---|---|---|---|---|" + ("---|" if ratio else "") + "---|---|")
+    for r in rows:
+        print(f"| {r['interval']} | {r['share']:g} | {100 * r['coverage']:.1f} | {100 * r['coverage_se']:.1f} | "
+              f"{r['half_width']:.2f} |" + (f" {r['width_ratio']:.2f} |" if ratio else "")
+              + f" {r['intervals']} | {r['failed_repeats']} |")
+
+
+def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[str, ...], args: argparse.Namespace,
+                     shares: list[float], names: list[str]) -> dict[str, Any]:
+    """One order's cascade: its calls against the full jury's, and every interval's figures beside the full jury's."""
+    seen = cascaded(pop, order, args.first, args.unasked)
+    calls, full_calls = len(seen.tables.judgments), len(pop.tables.judgments)
+    saved = 1 - calls / full_calls
+    print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}): "
+          f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved)")
+    width = {(r["interval"], r["share"]): r["half_width"] for r in full}
+    rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])]}
+            for r in measure(seen, shares, args.repeats, args.seed, names)]
+    _print_rows(rows)
+    return {"order": list(order), "first": args.first, "unasked": args.unasked, "calls": calls,
+            "full_calls": full_calls, "saved": saved, "rows": rows}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(s) for s in args.shares.split(",")]
@@ -269,13 +366,18 @@ def main(argv: list[str] | None = None) -> int:
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
           f"{args.repeats} repeats, seed {args.seed}")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    rows = measure(pop, shares, args.repeats, args.seed, names)
+    if args.cascade and args.full:
+        rows = [r | {"failed_repeats": 0, "models": {}} for r in json.loads(Path(args.full).read_text())["rows"]
+                if not r.get("cascade")]
+    else:
+        rows = measure(pop, shares, args.repeats, args.seed, names)
+    _print_rows(rows)
+    cascades = []
+    if args.cascade:
+        for order in judge_orders(pop, args.cascade, args.first):
+            cascades.append(_measure_cascade(pop, rows, order, args, shares, names))
+        rows = rows + [r | {"cascade": c["order"]} for c in cascades for r in c["rows"]]
     seconds = time.perf_counter() - t0
-    print("| interval | share | coverage % | se | mean half-width (points) | intervals | failed repeats |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['interval']} | {r['share']:g} | {100 * r['coverage']:.1f} | {100 * r['coverage_se']:.1f} | "
-              f"{r['half_width']:.2f} | {r['intervals']} | {r['failed_repeats']} |")
     print("\nmodels covered less than 94% of the time:")
     for r in rows:
         low = {m: c for m, c in r["models"].items() if c < 0.94}
@@ -284,10 +386,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{seconds:.1f} s wall; load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
           f"({os.cpu_count()} cores)")
     if args.json:
-        write_json(args.json, {"default": CalibrationParams().posterior, "rows": [
-            {k: r[k] for k in ("interval", "share", "coverage", "coverage_se", "half_width", "intervals")}
-            for r in rows], "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}
-                                       for r in rows for m, c in r["models"].items()]})
+        keep = ("interval", "share", "coverage", "coverage_se", "half_width", "intervals", "cascade", "width_ratio")
+        write_json(args.json, {
+            "default": CalibrationParams().posterior,
+            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "calls", "full_calls", "saved")}
+                         for c in cascades],
+            "rows": [{k: r[k] for k in keep if k in r} for r in rows],
+            "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}
+                       for r in rows for m, c in r["models"].items()]})
     return 0
 
 

@@ -32,7 +32,7 @@ def main() -> None:
     scores = score_models(
         jury, labels, field=cal.field, method=cal.method, bootstrap=cal.bootstrap,
         seed=params.seed, empty_bin=cal.empty_bin, interval=cal.interval, posterior=cal.posterior,
-        truth=truth, judgments=judgments, stream=args.split,
+        truth=truth, judgments=judgments, stream=args.split, cascade=params.jury.cascade.first,
     )
     write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
 

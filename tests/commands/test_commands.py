@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import yaml
 
 from helpers.model_project import KEY, N, make_project
-from sideways.artifacts.io import read_table
-from sideways.artifacts.schema import RIDDLES
+from sideways.artifacts.io import read_table, write_table
+from sideways.artifacts.rows import judgment_row
+from sideways.artifacts.schema import JUDGMENTS, RIDDLES
 from sideways.backends.openai_compatible import OpenAICompatibleBackend
 from sideways.cli import main
 from sideways.config.params import load_params
@@ -77,3 +79,37 @@ def test_forget_errors_lets_a_rejected_request_be_asked_again(tmp_path, monkeypa
         assert "dropped 1 cached rejection" in capsys.readouterr().out
         assert run_predict(repo)["status"].tolist()[:2] == ["ok", "ok"]
         assert server.fake.requests == N + 1
+
+
+def test_dry_run_says_what_a_cascade_is_expected_not_to_send(tmp_path, monkeypatch, capsys):
+    with FakeServer(Behaviour(expected_key=KEY)) as server:
+        repo = make_project(tmp_path, server.base_url)
+        params = yaml.safe_load((repo / "params.yaml").read_text())
+        pool = params["jury"]["pool"]
+        pool["judge-c"] = {**pool["judge-b"], "provider": "judgeco-c", "name": "judge-c-1"}
+        params["jury"].update(judges=3, cascade={"first": 2, "order": ["judge-c", "judge-a"]})
+        params["prices"]["judge-b-1"] = {"input_per_mtok": 2.0, "output_per_mtok": 8.0}
+        (repo / "params.yaml").write_text(yaml.safe_dump(params))
+        monkeypatch.chdir(repo)
+        assert main(["dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert server.fake.requests == 0
+        lines = out.splitlines()
+        at = lines.index(f"jury.cascade: {N} of the requests above go to later judges only where the first 2 disagree;")
+        assert lines[at + 1].startswith(f"  expected not sent: {round(N * 0.96)} requests and $")
+        assert "96.0% settled, as on real judges" in lines[at + 1] and max(len(line) for line in lines) <= 120
+
+        # the model's last judgments on disk: its first judges (judge-c, judge-a) split on 6 of its N predictions
+        rows = [judgment_row(riddle_id=f"R{i:03d}", model="local-m", judge=judge, judge_provider=f"judgeco-{judge[-1]}",
+                             is_answer_correct=verdict, is_justification_correct=verdict, both_correct=verdict,
+                             status="ok", error=None, raw=None)
+                for i in range(N) for judge, verdict in (("judge-c", True), ("judge-a", i >= 6))]
+        write_table(pd.DataFrame(rows), JUDGMENTS, repo / "data/judgments/llm/local-m.parquet")
+        assert main(["dry-run"]) == 0
+        saved = next(line for line in capsys.readouterr().out.splitlines() if "expected not sent" in line)
+        assert saved.startswith(f"  expected not sent: {N - 6} requests and $") and "last run's share settled" in saved
+
+        params["jury"]["cascade"] = {"first": 0}
+        (repo / "params.yaml").write_text(yaml.safe_dump(params))
+        assert main(["dry-run"]) == 0
+        assert "jury.cascade" not in capsys.readouterr().out

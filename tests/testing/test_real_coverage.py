@@ -96,3 +96,39 @@ def test_the_field_chooses_the_truth_and_the_verdicts(tmp_path, capsys):
     with pytest.raises(SystemExit):
         real_coverage.main(["--file", str(source), "--field", "answer"])
     assert "invalid choice: 'answer'" in capsys.readouterr().err
+
+
+def test_a_cascade_is_measured_on_exactly_the_verdicts_it_would_have_asked(tmp_path, capsys):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    order = real_coverage.judge_orders(pop, "gem,mis", 2)[0]
+    assert order == ("gemini-3-pro-preview", "mistral-large-2512")
+    seen = real_coverage.cascaded(pop, order, 2)
+    full = pop.tables.judgments.set_index(["riddle_id", "model", "judge"])
+    kept = seen.tables.judgments.set_index(["riddle_id", "model", "judge"])
+    assert set(kept.index) <= set(full.index)
+    judges = seen.jury.set_index(["riddle_id", "model"])["both_correct_judges"]
+    for model, panel in seen.tables.panels.items():
+        assert set(panel) == set(pop.tables.panels[model]) and panel[0] in order  # ordered, never changed
+        for rid in pop.jury.loc[pop.jury["model"] == model, "riddle_id"]:
+            first = [full.loc[(rid, model, j), ["is_answer_correct", "is_justification_correct"]].tolist()
+                     for j in panel[:2]]
+            settled = first[0] == first[1]
+            for j in panel[2:]:  # the later judges: only where the first two split
+                assert ((rid, model, j) in kept.index) == (not settled)
+            assert all((rid, model, j) in kept.index for j in panel[:2])
+            assert judges[(rid, model)] == (2 if settled else len(panel))
+    assert seen.first == 2
+    assert real_coverage.cascaded(pop, order, 2, "absent").first == 0  # the naive reading: not told of the cascade
+
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "v1,latent", "--cascade", "gem,mis", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    [c] = data["cascades"]
+    assert c["calls"] == len(seen.tables.judgments) and c["full_calls"] == len(pop.tables.judgments)
+    assert c["saved"] == pytest.approx(1 - c["calls"] / c["full_calls"]) and c["saved"] > 0
+    cascaded_rows = [r for r in data["rows"] if r.get("cascade")]
+    assert {r["interval"] for r in cascaded_rows} == {"v1", "latent"} and all(r["width_ratio"] > 0 for r in cascaded_rows)
+    assert "judge calls (" in capsys.readouterr().out

@@ -20,6 +20,7 @@ from sideways.core.width import WIDTH, clip, listing
 from sideways.jobs.context import run_context
 from sideways.llm import ledger
 from sideways.llm.cache import RequestCache
+from sideways.planning.cascade import saving_lines
 from sideways.planning.estimate import Estimate, estimate
 from sideways.planning.plan import EXTRACT, carried_keys, pending_splits, plan_all
 
@@ -117,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     estimates = [estimate(p, lambda k: cache.get(k) is not None, params.requests, params.prices, carried_keys(p))
                  for p in planned]
     print(format_report(estimates, args.by_model))
+    for line in saving_lines(params, planned, estimates):  # jury.cascade: what its second round is expected to skip
+        print(line)
     cap = params.requests.max_cost_usd
     if cap is not None:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)

@@ -110,13 +110,38 @@ class JudgeSpec:
 
 
 @dataclass(frozen=True)
+class CascadeParams:
+    """``jury.cascade``: every row goes to the panel's ``first`` judges and the rest only where they disagree
+    (docs/method.md §2, "A cascaded jury"); 0 is off. ``order``: judge keys asked first (the panel's other judges
+    follow in pool order): it orders the panel, never changes who is on it."""
+
+    first: int = 0
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class JuryParams:
     judges: int
     pool: tuple[JudgeSpec, ...]
+    # not in repr: jobs fingerprint the jury by its repr, and an unused cascade must leave them as they were
+    cascade: CascadeParams = field(default=CascadeParams(), repr=False)
 
     def panel(self, provider: str) -> tuple[JudgeSpec, ...]:
-        """The first ``judges`` judges of the pool whose provider differs from ``provider`` (docs/method.md §2)."""
-        return self.first_judges(provider, self.judges)
+        """The first ``judges`` judges of the pool whose provider differs from ``provider`` (docs/method.md §2), in
+        the order they are asked: under a cascade, ``cascade.order``'s first."""
+        chosen = self.first_judges(provider, self.judges)
+        if not self.cascade.first:
+            return chosen
+        rank = {key: i for i, key in enumerate(self.cascade.order)}
+        return tuple(sorted(chosen, key=lambda j: rank.get(j.key, len(rank))))  # stable: pool order after
+
+    def escalation(self, provider: str) -> tuple[tuple[JudgeSpec, ...], tuple[JudgeSpec, ...]]:
+        """(the judges every row goes to, those only the rows they disagree on go to) of a model of ``provider``:
+        the whole panel first when there is no cascade."""
+        panel = self.panel(provider)
+        if not self.cascade.first:
+            return panel, ()
+        return panel[: self.cascade.first], panel[self.cascade.first :]
 
     def first_judges(self, provider: str, n: int) -> tuple[JudgeSpec, ...]:
         """The first ``n`` judges of the pool whose provider differs from ``provider``."""
@@ -412,11 +437,35 @@ def _jury(data: Any, source: str) -> JuryParams:
             f"{source}: jury.size is no longer read: write `judges: {data['size']}` instead "
             "(DVC's run-cache ignores params keys named 'size', so changing it would give stale results)"
         )
-    checks.known_keys(data, ("judges", "pool"), f"{source}: jury")
+    checks.known_keys(data, ("judges", "pool", "cascade"), f"{source}: jury")
     judges = checks.integer(data.get("judges", 3), f"{source}: jury.judges", lo=1)
     entries = checks.mapping(data.get("pool"), f"{source}: jury.pool")
     pool = tuple(_judge(key, spec, source) for key, spec in entries.items())
-    return JuryParams(judges, pool)
+    return JuryParams(judges, pool, _cascade(data.get("cascade"), judges, pool, source))
+
+
+def _cascade(data: Any, judges: int, pool: tuple[JudgeSpec, ...], source: str) -> CascadeParams:
+    """``jury.cascade``: ``first`` 0 (off) or fewer than ``jury.judges``; ``order`` distinct judge keys of the pool."""
+    where = f"{source}: jury.cascade"
+    data = checks.mapping(data, where, optional=True)
+    checks.known_keys(data, ("first", "order"), where)
+    first = checks.integer(data.get("first", 0), f"{where}.first", lo=0)
+    if first == 1:
+        raise ParamsError(f"{where}.first: one judge cannot disagree with itself: 0 (off) or 2 or more")
+    if first and first >= judges:
+        raise ParamsError(f"{where}.first: {first} judges first leaves none to escalate to "
+                          f"(jury.judges is {judges}; 0 turns the cascade off)")
+    order = data.get("order") or []
+    if not isinstance(order, list) or not all(isinstance(k, str) for k in order):
+        raise ParamsError(f"{where}.order: a list of jury.pool keys, got {order!r}")
+    keys = [j.key for j in pool]
+    for key in order:
+        if key not in keys:
+            hint = checks.did_you_mean(key, keys) or f"known: {', '.join(keys)}"
+            raise ParamsError(f"{where}.order: {key!r} is not a judge of jury.pool ({hint})")
+    if len(set(order)) != len(order):
+        raise ParamsError(f"{where}.order: {sorted({k for k in order if order.count(k) > 1})[0]!r} is named twice")
+    return CascadeParams(first, tuple(order))
 
 
 def _judge(key: Any, spec: Any, source: str) -> JudgeSpec:

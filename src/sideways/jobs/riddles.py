@@ -40,6 +40,7 @@ from sideways.jobs.names import as_fingerprinted, job_name
 from sideways.llm.cache import RequestCache
 from sideways.llm.failures import check_failure_share, judged
 from sideways.llm.pricing import cost_totals
+from sideways.scoring import cascade
 
 
 def job_files(stage: str, split: str, model: str) -> JobFiles:
@@ -57,8 +58,9 @@ def predict_inputs(params: Params, model: ModelSpec, split: str, code: str) -> s
 def judge_inputs(params: Params, model: ModelSpec, split: str, code: str) -> str:
     """The fingerprint of judge@<model>+<split>: also the jury, the predictions it grades and the
     files its replay judges read."""
-    return digest("judge", as_fingerprinted(model), params.jury, params.seed, file_digest(paths.split_table(split)),
-                  file_digest(paths.predictions(split, model.key)), code,
+    on = [params.jury.cascade] if params.jury.cascade.first else []  # off: the fingerprint it always had
+    return digest("judge", as_fingerprinted(model), params.jury, *on, params.seed,
+                  file_digest(paths.split_table(split)), file_digest(paths.predictions(split, model.key)), code,
                   *replay_digests(params.jury.panel(model.provider)))
 
 
@@ -98,15 +100,23 @@ def judge_job(params: Params, model: ModelSpec, split: str, ctx: RunContext, cac
         riddles = read_table(paths.split_table(split), RIDDLES)
         predictions = read_table(paths.predictions(split, model.key), PREDICTIONS)
 
-        def one(j: JudgeSpec) -> pd.DataFrame:
+        def one(j: JudgeSpec, predictions: pd.DataFrame) -> pd.DataFrame:
             table = judge_for(j).judge(riddles, predictions, j, ctx)
             check_failure_share(judged(table, predictions), params.requests.max_failure_share,
                                 f"{name} (judge {j.key})", replay=j.capabilities.replays)
             return table
 
-        # every judge of the panel in flight at once, inside the stage's fan-out (issue 19)
-        verdicts = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j))
-                             for j in params.jury.panel(model.provider)])
+        # every judge of a round in flight at once, inside the stage's fan-out; a cascade's second round sends
+        # the next judges only the predictions the first ones disagree on (docs/method.md §2)
+        first, then = params.jury.escalation(model.provider)
+        verdicts = run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j, predictions))
+                             for j in first])
+        if then:
+            keys = predictions[["riddle_id", "model"]]
+            heads = {model.key: [j.key for j in first]}
+            escalated = predictions[cascade.escalated(pd.concat(verdicts, ignore_index=True), keys, heads)]
+            verdicts += run_jobs([Job(f"{name} (judge {j.key})", j.provider, functools.partial(one, j, escalated))
+                                  for j in then]) if len(escalated) else []  # all settled: no second round
         table = pd.concat(verdicts, ignore_index=True).sort_values(["riddle_id", "judge"])
         return Work(table, JUDGMENTS, cost_totals({"judge": table}, by="judge"), table["request_hash"],
                     answered_keys(table, "judge", senders(params.jury.panel(model.provider))))

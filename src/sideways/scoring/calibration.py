@@ -307,7 +307,7 @@ def score_models(
     truth: Mapping[str, float] | None = None,
     models: Sequence[str] | None = None,
     judgments: pd.DataFrame | None = None,
-    stream: str = "",
+    stream: str = "", cascade: int = 0,
 ) -> pd.DataFrame:
     """One SCORES row per model of ``jury`` for ``field``, sorted by model key, with both intervals.
 
@@ -320,7 +320,8 @@ def score_models(
     leaderboard ranks by the posterior interval it is left null instead, with a warning.
     ``truth`` maps model keys to known true scores (simulation): then ``covered`` and
     ``posterior_covered`` say whether each interval holds it. ``posterior="latent"`` needs every
-    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split).
+    judge's verdicts (``judgments``) and samples, seeded by ``seed`` and ``stream`` (the split), ``cascade``
+    the first judges of a cascaded jury (``jury.cascade.first``, 0 none: it marginalises the verdicts not asked).
     """
     _check_options(field, method, empty_bin, bootstrap, interval, posterior)
     pool = _label_pool(jury, annotations, field)
@@ -330,7 +331,7 @@ def score_models(
     histograms = _histograms(jury, field)
     meta = _model_meta(jury)
     priors = _priors(posterior, jury, annotations, judgments, histograms, meta, own,
-                     (field, seed, latent_stream(stream, field)))
+                     (field, seed, latent_stream(stream, field)), cascade)
     setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
                    overall, per_provider, own)
     pool_sizes = pool["provider"].value_counts().to_dict()
@@ -359,7 +360,7 @@ def score_models(
 def _priors(
     posterior: str, jury: pd.DataFrame, annotations: pd.DataFrame, judgments: pd.DataFrame | None,
     histograms: dict[str, dict[Bin, int]], meta: dict[str, tuple[str, str, int]], own: dict[tuple[str, Bin], Tally],
-    sampling: tuple[str, int, str],
+    sampling: tuple[str, int, str], cascade: int = 0,
 ) -> Mapping[str, Prior | None]:
     """Each model's prior for the hierarchical and latent posteriors (v1 needs none)."""
     if posterior == "v1":
@@ -370,7 +371,7 @@ def _priors(
         raise CalibrationError("calibration: the latent posterior needs the judges' verdicts (judgments), "
                                "not only the jury's vote counts")
     field, seed, stream = sampling
-    return table_priors(jury, judgments, annotations, field, seed=seed, stream=stream)
+    return table_priors(jury, judgments, annotations, field, seed=seed, stream=stream, first=cascade)
 
 
 def _check_options(field: str, method: str, empty_bin: str, bootstrap: int, interval: str, posterior: str) -> None:

@@ -75,6 +75,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from sideways.core.errors import CalibrationError
+from sideways.scoring.cascade import settled_codes
 from sideways.scoring.ppi import FloatArray
 
 IntArray = npt.NDArray[np.int64]
@@ -582,12 +583,15 @@ def _code(values: pd.Series) -> IntArray:
     return out
 
 
-def table_evidence(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame) -> Rows:
+def table_evidence(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, first: int = 0) -> Rows:
     """The evidence of every jury row with at least one panel judge's verdict (status ok).
 
-    ``jury`` gives each row's panel (comma-separated judge keys), ``judgments`` the verdicts
-    (``is_answer_correct``, ``is_justification_correct``), ``annotations`` the human labels of the
-    rows that have one (``human_answer_correct``, ``human_justification_correct``).
+    ``jury`` gives each row's panel (comma-separated judge keys, in the order they are asked), ``judgments`` the
+    verdicts (``is_answer_correct``, ``is_justification_correct``), ``annotations`` the human labels of the
+    rows that have one (``human_answer_correct``, ``human_justification_correct``). ``first`` > 0: the jury is
+    a cascade (:mod:`sideways.scoring.cascade`) whose first ``first`` panel judges grade every row; on a row they
+    settle, a later judge without a verdict was not asked, and is off the row's pattern (marginalised: missing at
+    random given the first verdicts) instead of a "no verdict" code that would tell the class.
     """
     missing = [c for c in ("riddle_id", "model", "judge", "status", "is_answer_correct", "is_justification_correct")
                if c not in judgments.columns]
@@ -608,6 +612,8 @@ def table_evidence(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.
         codes[on, k] = CODES - 1
     keep = ~np.isnan(at.astype(np.float64))
     codes[at[keep].astype(np.int64), ok["judge"].map(judge_index).to_numpy()[keep]] = verdict[keep]
+    if first > 0:
+        _mark_unasked(codes, rows["model"].tolist(), panel_of, judge_index, first)
     voted = (codes[:, :] >= 0) & (codes != CODES - 1)
     has = voted.any(axis=1)
     rows, codes = rows[has].reset_index(drop=True), codes[has]
@@ -624,3 +630,21 @@ def table_evidence(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.
     riddles = pd.factorize(rows["riddle_id"], sort=True)[0].tolist()
     ev = evidence(rows["model"].map(index).tolist(), panels, codes, labels.tolist(), len(names), riddles)
     return Rows(keys=rows[["riddle_id", "model"]], evidence=ev, models=names)
+
+
+def _mark_unasked(codes: IntArray, models: Sequence[str], panel_of: dict[str, tuple[str, ...]],
+                  judge_index: dict[str, int], first: int) -> None:
+    """In place: -1 (off the pattern) for every later panel judge without a verdict on a row the first ``first``
+    judges of its panel settle (:func:`sideways.scoring.cascade.settled_codes`)."""
+    model = np.asarray(models, dtype=object)
+    for m in dict.fromkeys(models):
+        panel = panel_of[m]
+        if len(panel) <= first:
+            continue
+        rows = np.flatnonzero(model == m)
+        head = [judge_index[j] for j in panel[:first]]
+        settled = rows[settled_codes(codes[np.ix_(rows, head)])]
+        for j in panel[first:]:
+            k = judge_index[j]
+            unasked = settled[codes[settled, k] == CODES - 1]
+            codes[unasked, k] = -1

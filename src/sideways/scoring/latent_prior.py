@@ -91,16 +91,18 @@ def stream(split: str, field: str) -> str:
 
 
 def predictions(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
-                seed: int, stream: str) -> pd.DataFrame:
+                seed: int, stream: str, first: int = 0) -> pd.DataFrame:
     """(riddle_id, model, predicted, label_right) of every row with a verdict: P(right) by the latent-class
     model fitted without the labels of the row's provider's models (one fit per provider, each seeded by
     ``seed``, ``stream`` and the provider), so that a model's own labels are counted once, in its bins'
     update, and not also in where its bins start (the hierarchical prior's rule, docs/method.md §6);
     ``label_right``, at a labelled row, P(right) given its label as well (Bayes' rule with the labels' error
     rates of the same fit, :func:`sideways.scoring.latent_class.label_posterior`), NaN elsewhere; without that
-    column when :data:`sideways.scoring.latent_class.LABEL_ERROR` is None (labels taken as the truth)."""
+    column when :data:`sideways.scoring.latent_class.LABEL_ERROR` is None (labels taken as the truth). ``first`` > 0:
+    the jury is a cascade whose first ``first`` judges grade every row (the verdicts it did not ask are
+    marginalised, :func:`sideways.scoring.latent_class.table_evidence`)."""
     providers = jury.drop_duplicates("model").set_index("model")["provider"]
-    rows = latent_class.table_evidence(jury, judgments, annotations)  # the rows do not depend on the labels
+    rows = latent_class.table_evidence(jury, judgments, annotations, first)  # the rows do not depend on the labels
     row_provider = rows.keys["model"].map(providers).to_numpy()
     parts = []
     for provider in sorted(set(providers)):
@@ -141,9 +143,10 @@ def binned_priors(jury: pd.DataFrame, annotations: pd.DataFrame, predicted: pd.D
 
 
 def table_priors(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, field: str, *,
-                 seed: int, stream: str) -> dict[str, Prior]:
+                 seed: int, stream: str, first: int = 0) -> dict[str, Prior]:
     """model -> its latent prior, from a split's tables: the latent-class model sampled on every row with a
     verdict (seeded by ``seed`` and ``stream``, e.g. the split and field), its held-out predictions binned
-    by the field's jury score (docs/method.md §6)."""
-    pred = predictions(jury, judgments, annotations, field, seed=seed, stream=stream)
+    by the field's jury score (docs/method.md §6); ``first``: a cascade's first judges (:func:`predictions`).
+    Under a cascade the bins (votes / judges) tell settled rows (0/2, 2/2) from escalated ones (1/3, 2/3)."""
+    pred = predictions(jury, judgments, annotations, field, seed=seed, stream=stream, first=first)
     return binned_priors(jury, annotations, pred, field)

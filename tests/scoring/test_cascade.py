@@ -1,0 +1,83 @@
+"""The cascade's rule (which predictions the next judges grade), the verdicts it drops from a full jury's table, and
+the latent-class evidence that marginalises the verdicts it did not ask instead of reading them as "no verdict"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sideways.scoring import cascade, latent_class
+
+JUDGES = ("ja", "jb", "jc")
+VERDICT = st.sampled_from([None, True, False])
+
+
+def table(verdicts: dict[tuple[str, str, str], tuple[bool | None, bool | None] | str]) -> pd.DataFrame:
+    """Judgments from (riddle, model, judge) -> (answer, justification) verdicts, or a status other than ok."""
+    rows = []
+    for (rid, model, judge), v in verdicts.items():
+        status, (a, j) = ("ok", v) if isinstance(v, tuple) else (v, (None, None))
+        rows.append({"riddle_id": rid, "model": model, "judge": judge, "status": status,
+                     "is_answer_correct": a, "is_justification_correct": j})
+    return pd.DataFrame(rows)
+
+
+def test_a_row_is_settled_only_when_every_first_judge_gave_the_same_two_verdicts():
+    codes = np.array([[4, 4], [0, 0], [4, 1], [4, 8], [5, 5], [-1, 4]])  # 5: answer missing (2) + right justification
+    assert cascade.settled_codes(codes).tolist() == [True, True, False, False, False, False]
+
+
+def test_the_judges_of_a_failed_or_split_first_round_grade_the_row():
+    j = table({("r1", "m", "ja"): (True, True), ("r1", "m", "jb"): (True, True),
+               ("r2", "m", "ja"): (True, True), ("r2", "m", "jb"): (True, False),
+               ("r3", "m", "ja"): (False, False), ("r3", "m", "jb"): "api_error",
+               ("r4", "m", "ja"): (False, False)})
+    keys = pd.DataFrame({"riddle_id": ["r1", "r2", "r3", "r4"], "model": "m"})
+    assert cascade.escalated(j, keys, {"m": ["ja", "jb"]}).tolist() == [False, True, True, True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(VERDICT, VERDICT, VERDICT, VERDICT, VERDICT, VERDICT), min_size=1, max_size=12))
+def test_dropping_unasked_verdicts_keeps_the_first_judges_and_the_next_exactly_where_they_disagree(grid):
+    verdicts = {}
+    for i, row in enumerate(grid):
+        for k, judge in enumerate(JUDGES):
+            a, j = row[2 * k], row[2 * k + 1]
+            if a is not None or j is not None:  # a judge with no verdict at all has no row
+                verdicts[(f"r{i}", "m", judge)] = (a, j)
+    full = table(verdicts)
+    if full.empty:
+        return
+    kept = cascade.drop_unasked(full, {"m": list(JUDGES)}, 2)
+    for i, row in enumerate(grid):
+        first = [row[0:2], row[2:4]]
+        settled = all(None not in v for v in first) and first[0] == first[1]
+        for k, judge in enumerate(JUDGES):
+            present = (f"r{i}", "m", judge) in verdicts
+            there = bool(((kept["riddle_id"] == f"r{i}") & (kept["judge"] == judge)).any())
+            assert there == (present and (k < 2 or not settled))
+    assert cascade.drop_unasked(full, {"m": list(JUDGES)}, 0) is full
+
+
+def test_the_evidence_leaves_an_unasked_verdict_off_the_pattern_and_keeps_a_failed_one_as_no_verdict():
+    j = table({("r1", "m", "ja"): (True, True), ("r1", "m", "jb"): (True, True),  # settled: jc not asked
+               ("r2", "m", "ja"): (True, True), ("r2", "m", "jb"): (False, False)})  # split: jc asked, no verdict
+    jury = pd.DataFrame({"riddle_id": ["r1", "r2"], "model": "m", "panel": "ja,jb,jc"})
+    none = pd.DataFrame(columns=["riddle_id", "model", "human_answer_correct", "human_justification_correct"])
+    cascaded = latent_class.table_evidence(jury, j, none, first=2).evidence
+    codes = cascaded.pattern_codes[cascaded.pattern]
+    assert codes.tolist() == [[4, 4, -1], [4, 0, latent_class.CODES - 1]]
+    full = latent_class.table_evidence(jury, j, none).evidence  # no cascade: every missing verdict is "no verdict"
+    assert full.pattern_codes[full.pattern][:, 2].tolist() == [latent_class.CODES - 1] * 2
+
+
+def test_the_order_of_the_panel_names_the_first_judges():
+    j = table({("r1", "m", "jc"): (True, True), ("r1", "m", "jb"): (True, True), ("r1", "m", "ja"): (False, False)})
+    jury = pd.DataFrame({"riddle_id": ["r1"], "model": "m", "panel": "jc,jb,ja"})  # jc and jb asked first
+    none = pd.DataFrame(columns=["riddle_id", "model", "human_answer_correct", "human_justification_correct"])
+    ev = latent_class.table_evidence(jury, j, none, first=2).evidence
+    assert ev.pattern_codes[ev.pattern].tolist() == [[0, 4, 4]]  # ja's verdict is there, so it is read
+    dropped = cascade.drop_unasked(j, {"m": ["jc", "jb", "ja"]}, 2)
+    assert sorted(dropped["judge"]) == ["jb", "jc"]
