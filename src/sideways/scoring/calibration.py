@@ -334,27 +334,35 @@ def score_models(
                      (field, seed, latent_stream(stream, field)), cascade)
     setup = _Setup(field, method, bootstrap, seed, empty_bin, interval, kappa_max, posterior, priors,
                    overall, per_provider, own)
-    pool_sizes = pool["provider"].value_counts().to_dict()
     if models is not None:
         unknown = sorted(set(models) - set(jury["model"]))
         if unknown:
             raise CalibrationError(f"calibration: no jury rows for model(s) {', '.join(unknown)}")
-    rows = []
     with warnings.catch_warnings(record=True) as caught:  # said once for every model, below
         warnings.simplefilter("always")
-        for model, (provider, name, hints) in meta.items():
-            if models is not None and model not in models:
-                continue
-            hist = histograms.get(model)
-            if not hist:
-                raise CalibrationError(f"calibration: model {model!r}, field {field!r}: no prediction has a jury score")
-            post, n_labelled = _posterior(model, provider, hist, setup)
-            rows.append(_score_row(model, (provider, name, hints), setup, _published(model, provider, hist, setup),
-                                   post, n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(provider, 0)),
-                                   true=(truth or {}).get(model)))
+        rows = _score_rows(setup, meta, histograms, pool, models, truth or {})
     _said_once(caught, field)
     frame = pd.DataFrame(rows, columns=SCORES.names)
     return conform(frame, SCORES, f"scores ({field}, {method})")
+
+
+def _score_rows(setup: _Setup, meta: dict[str, tuple[str, str, int]], histograms: dict[str, dict[Bin, int]],
+                pool: pd.DataFrame, models: Sequence[str] | None, truth: Mapping[str, float]) -> list[dict[str, Any]]:
+    """One scores row per model of ``meta`` (those of ``models`` when given), both intervals."""
+    pool_sizes = pool["provider"].value_counts().to_dict()
+    rows = []
+    for model, (provider, name, hints) in meta.items():
+        if models is not None and model not in models:
+            continue
+        hist = histograms.get(model)
+        if not hist:
+            raise CalibrationError(f"calibration: model {model!r}, field {setup.field!r}: no prediction has a jury "
+                                   "score")
+        post, n_labelled = _posterior(model, provider, hist, setup)
+        rows.append(_score_row(model, (provider, name, hints), setup, _published(model, provider, hist, setup),
+                               post, n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(provider, 0)),
+                               true=truth.get(model)))
+    return rows
 
 
 def _priors(
