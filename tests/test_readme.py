@@ -144,7 +144,7 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.FROM_CACHE] == "0.21 s, 0 requests sent"
     assert rows[bench.REPORT_RENDER].startswith("110 ms median")
     assert rows[bench.REPORT_BUILD] == ("552 files, 12.9 MB; build 3.10 s wall, 2.70 s CPU (target 10 s); the raters' "
-                                        "audit it reads, in calibrate: 21.4 s CPU")
+                                        "audit it reads, computed in calibrate: 21.4 s CPU over both splits")
     assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
