@@ -65,7 +65,7 @@ def _judges_block(out: str) -> list[str]:
 def test_show_judges_prints_the_records_numbers_and_computes_the_same_without_it(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     with monkeypatch.context() as m:  # the record is current: read, not fitted again
-        m.setattr(audit_command, "posterior_rows", _no_fit)
+        m.setattr(rater_audit, "posterior_rows", _no_fit)
         assert main(["show", "--judges"]) == 0
     from_record = _judges_block(capsys.readouterr().out)
     record = paths.audit("llm").read_bytes()
@@ -92,7 +92,7 @@ def test_a_stale_record_is_not_read(project, monkeypatch, capsys):
     paths.audit("llm").write_text(json.dumps(stale))
     try:
         with monkeypatch.context() as m:
-            m.setattr(audit_command, "posterior_rows", _no_fit)
+            m.setattr(rater_audit, "posterior_rows", _no_fit)
             with pytest.raises(AssertionError, match="fitted again"):
                 main(["show", "--judges"])
     finally:

@@ -151,3 +151,22 @@ def test_a_truncated_record_is_refused_naming_the_file(project, tmp_path):
     path = tmp_path / "llm.json"
     path.write_text(json.dumps(next(iter(written.values())))[:-40])
     assert "not JSON" in _refused(path)
+
+
+def test_the_record_does_not_depend_on_the_order_of_models(project):
+    params, tables, written, _ = project
+    reordered = {}
+    for s, t in tables.items():
+        last_first = {m: -i for i, m in enumerate(sorted(t.predictions["model"].unique()))}
+        reordered[s] = dataclasses.replace(
+            t, predictions=t.predictions.sort_values("model", key=lambda c: c.map(last_first), kind="stable"),
+            judgments=t.judgments.sort_values("model", key=lambda c: c.map(last_first), kind="stable"))
+        assert not reordered[s].predictions["model"].equals(t.predictions["model"])
+        again = audit_record(reordered[s].jury, reordered[s].judgments, reordered[s].annotations,
+                             reordered[s].predictions, seed=params.seed, split=s)
+        assert json.loads(json.dumps(again, sort_keys=True)) == written[s]
+    marked = copy.deepcopy(written)
+    for r in marked.values():
+        r["audit"]["judges"][0]["estimate"] = 0.123456
+    report = build_report(with_audit(reordered, marked), params, HEADER)  # the record is taken as read
+    assert all(v["analytics"]["audit"]["judges"][0]["estimate"] == 0.123456 for v in report.summary["splits"].values())

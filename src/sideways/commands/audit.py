@@ -18,8 +18,8 @@ from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
 from sideways.report.inputs import read_audit
 from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
-from sideways.scoring.judge_audit import COLUMNS, audit_judges, posterior_rows
-from sideways.scoring.rater_audit import inputs_digest
+from sideways.scoring.judge_audit import COLUMNS
+from sideways.scoring.rater_audit import inputs_digest, judge_audit_table
 
 
 def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
@@ -70,8 +70,7 @@ def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
                                                   split=split)):
         out = pd.DataFrame(record["audit"]["judges"], columns=list(COLUMNS))
     else:
-        rates = posterior_rows(jury, judgments, annotations, seed=params.seed, stream=split)
-        out = audit_judges(rates, jury, judgments, predictions)
+        out = judge_audit_table(jury, judgments, annotations, predictions, seed=params.seed, split=split)
     order = {"all": 0, "provider": 1, "length": 2}
     return out.sort_values(["judge", "group"], key=lambda s: s.map(order) if s.name == "group" else s,
                            kind="stable").reset_index(drop=True)

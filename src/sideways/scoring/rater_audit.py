@@ -28,10 +28,10 @@ _NUMBERS = ("estimate", "lo", "hi", "n")
 
 def inputs_digest(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
                   predictions: pd.DataFrame, *, seed: int, split: str) -> str:
-    """sha256 of everything the audit reads: the four tables as given (columns, types, every value, row order)
-    and the seed and split its fits are seeded by."""
+    """sha256 of everything the audit reads: the four tables in :func:`canonical` order (columns, types, every
+    value) and the seed and split its fits are seeded by."""
     h = hashlib.sha256(f"sideways.audit\x1f{seed}\x1f{split}".encode())
-    for frame in (jury, judgments, annotations, predictions):
+    for frame in canonical(jury, judgments, annotations, predictions):
         h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
         h.update(len(frame).to_bytes(8, "little"))
         if len(frame.columns) and len(frame):
@@ -39,16 +39,39 @@ def inputs_digest(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.D
     return h.hexdigest()
 
 
+#: The columns each table is sorted by before the audit reads it (stable: a prediction's labels keep their order).
+_KEYS = (("riddle_id", "model"), ("riddle_id", "model", "judge"), ("riddle_id", "model"), ("riddle_id", "model"))
+
+
+def canonical(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
+              predictions: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
+    """The four tables sorted by their keys, so that the audit (the fits' row order, the length thirds' ties) does
+    not depend on the order models are listed in, nor on who read the files."""
+    return tuple(f.sort_values(list(k), kind="stable").reset_index(drop=True) if set(k) <= set(f.columns) else f
+                 for f, k in zip((jury, judgments, annotations, predictions), _KEYS, strict=True))
+
+
+def judge_audit_table(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
+                predictions: pd.DataFrame | None, *, seed: int, split: str) -> pd.DataFrame:
+    """The judges' audit (:func:`sideways.scoring.judge_audit.audit_judges`) of the tables in :func:`canonical`
+    order: the one estimator behind the record, the report and ``sideways show --judges``."""
+    empty = pd.DataFrame(columns=["riddle_id", "model", "answer", "justification"])
+    jury, judgments, annotations, ordered = canonical(jury, judgments, annotations,
+                                                      empty if predictions is None else predictions)
+    rates = posterior_rows(jury, judgments, annotations, seed=seed, stream=split)
+    return audit_judges(rates, jury, judgments, None if predictions is None else ordered)
+
+
 def audit_summary(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
                   predictions: pd.DataFrame, *, seed: int, split: str) -> dict[str, Any]:
-    """``{"annotators": [...], "judges": [...]}`` of one split; empty lists when the split has no verdict (or no
-    label, for the annotators)."""
+    """``{"annotators": [...], "judges": [...]}`` of one split (the tables in :func:`canonical` order); empty lists
+    when the split has no verdict (or no label, for the annotators)."""
+    jury, judgments, annotations, predictions = canonical(jury, judgments, annotations, predictions)
     try:
         annotators = audit_annotators(jury, judgments, annotations, seed=seed, stream=split)
-        rates = posterior_rows(jury, judgments, annotations, seed=seed, stream=split)
+        judges = judge_audit_table(jury, judgments, annotations, predictions, seed=seed, split=split)
     except (SidewaysError, ValueError):  # a split without a single verdict: nothing to audit
         return {"annotators": [], "judges": []}
-    judges = audit_judges(rates, jury, judgments, predictions)
     return {
         "annotators": [{"annotator": a.annotator, "labels": a.labels, "flagged": list(a.flagged),
                         "evidence": a.evidence(),
