@@ -96,9 +96,11 @@ def executed(proc: subprocess.CompletedProcess) -> set[str]:
 
 def jobs_ran(proc: subprocess.CompletedProcess) -> set[str]:
     """The jobs the coarse stages ran (not reused): ``predict@<model>+<split>`` and the like, from
-    each stage's summary line (``predict: 5 jobs reused, 1 ran: predict@m+llm``)."""
+    each stage's summary (``predict: 5 jobs reused, 1 ran: predict@m+llm``, the names going on over
+    indented lines when they do not fit 120 columns)."""
     found: set[str] = set()
-    for names in re.findall(r"^\w+: \d+ jobs reused, \d+ ran: (.+)$", proc.stdout + proc.stderr, re.M):
+    pattern = r"^\w+: \d+ jobs reused, \d+ ran(?:, \d+ failed)?: (.+(?:\n  .+)*)$"
+    for names in re.findall(pattern, proc.stdout + proc.stderr, re.M):
         found |= {n.strip() for n in names.split(",")}
     return found
 

@@ -84,7 +84,7 @@ def stale_stages(repo: Path) -> set[str]:
     ("scoring/ranking.py", {"jury@llm", "calibrate@llm", "rank@llm", "report", "exam_score"}),  # exams' tie groups
     # extract imports the backends package, whose registry names the sim backend
     ("simulation/truth.py", {"extract", "annotate@llm", "calibrate@llm", "predict", "judge"}),
-    ("core/seeding.py", {"scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
+    ("core/seeding.py", {"check", "scrape", "extract", "curate", "split", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm"}
      | {"report", "exam_items", "exam_score", "predict", "judge", "failures"}),
     # the exam's jobs run in predict and judge, so those stages import the exams package
     ("exams/mcq/letters.py", {"exam_items", "exam_score", "predict", "judge"}),
@@ -117,7 +117,7 @@ def test_adding_a_model_runs_only_its_jobs_and_the_split_stages(project):
     files_before = _job_files(project)
     proc = run(project, "dvc", "repro")
     assert executed(proc) == {
-        "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
+        "check", "predict", "judge", "annotate@llm", "jury@llm", "calibrate@llm", "rank@llm",
         "exam_score", "report",
     }
     assert jobs_ran(proc) == {"predict@quill-max+llm", "judge@quill-max+llm", "exam_predict@quill-max+demo",
@@ -188,7 +188,7 @@ def test_changing_the_panel_size_reruns_judges_and_changes_the_jury(project):
 
 def test_experiment_with_set_param_reruns_only_calibration(project):
     proc = run(project, "dvc", "exp", "run", "-S", "calibration.method=exact")
-    assert executed(proc) == {"calibrate@llm", "rank@llm", "report"}
+    assert executed(proc) == {"check", "calibrate@llm", "rank@llm", "report"}
     shown = run(project, "dvc", "exp", "show", "--json").stdout
     assert "exact" in shown
 

@@ -70,7 +70,11 @@ def test_a_cap_below_the_estimate_and_a_model_without_a_price_send_nothing(tmp_p
         assert "is over it: predict would send nothing" in dry
 
         edit_params(repo, lambda p: p.update(prices={}))
-        proc = run(repo, "dvc", "repro", check=False)
+        proc = run(repo, "dvc", "repro", check=False)  # the check stage refuses it, before any stage runs
+        assert proc.returncode != 0 and server.fake.requests == 0
+        assert ("error: params.yaml: requests.max_cost_usd is set but models.paid-m (paid-model-1) sends requests "
+                "and has no price (an unknown price is not 0)") in proc.stderr
+        proc = run(repo, "python", "stages/predict.py", check=False)  # and predict itself, run by hand
         assert proc.returncode != 0 and server.fake.requests == 0
         assert "paid-m would send requests and has no price (an unknown price is not 0)" in proc.stderr
 

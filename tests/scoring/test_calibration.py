@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -110,12 +112,12 @@ def test_empty_bin_nearest_borrows_with_a_warning():
     ann = _labels("l", "lab", [(True, True)] * 4 + [(False, True)] * 4, start=100)
     with pytest.raises(CalibrationError, match=r"'t'.*both_correct.*bin 2/3"):
         _score(_jury(target, labelled), ann)
-    with pytest.warns(UserWarning, match=r"bin 2/3 .*borrowing bin 1$"):
+    with pytest.warns(UserWarning, match=r"borrowed for t \(2/3 -> 1\)$"):
         out = _score(_jury(target, labelled), ann, empty_bin="nearest")
     assert out.loc["t", "score"] == 1.0
     # Equidistant bins: the lower one is borrowed (the conservative choice).
     labelled = _jury_rows("l", "lab", [(3, 3)] * 4 + [(1, 3)] * 4, start=100)
-    with pytest.warns(UserWarning, match=r"bin 2/3 .*borrowing bin 1/3"):
+    with pytest.warns(UserWarning, match=r"for t \(2/3 -> 1/3\)$"):
         _score(_jury(target, labelled), ann, empty_bin="nearest")
 
 
@@ -216,7 +218,7 @@ def test_an_empty_bin_leaves_the_published_interval_empty_when_the_posterior_ran
     target = _jury_rows("t", "newco", [(2, 2)] * 3 + [(1, 2)] * 2)
     labelled = _jury_rows("l", "lab", [(3, 3)] * 4 + [(1, 3)] * 4, start=100)
     ann = _labels("l", "lab", [(True, True)] * 4 + [(False, True)] * 4, start=100)
-    with pytest.warns(UserWarning, match=r"bin 1/2.*published interval is left empty"):
+    with pytest.warns(UserWarning, match=r"no published interval .* for t \(1/2\)$"):
         row = _score(_jury(target, labelled), ann, interval="posterior", truth={"t": 0.6}).loc["t"]
     assert pd.isna(row["score_pct"]) and pd.isna(row["lo"]) and row["covered"] is pd.NA
     assert 0 <= row["posterior_lo"] <= row["posterior_hi"] <= 1 and row["posterior_covered"] in (True, False)
@@ -240,3 +242,17 @@ def test_an_unknown_interval_is_refused():
     with pytest.raises(CalibrationError, match="unknown interval 'hpd'"):
         _score(_jury(target, _jury_rows("l", "lab", POOL_VJ, start=100)),
                _labels("l", "lab", POOL_LABELS, start=100), interval="hpd")
+
+
+def test_the_warnings_of_many_models_are_said_once_within_120_columns():
+    """A model per provider, each with a jury-score bin no other provider labelled: one warning for them all."""
+    models = [f"model-{i:02d}" for i in range(12)]
+    jury = _jury(*(_jury_rows(m, f"p{i}", [(2, 2)] * 3 + [(1, 2)] * 2, start=10 * i) for i, m in enumerate(models)),
+                 _jury_rows("l", "lab", [(3, 3)] * 4 + [(1, 3)] * 4, start=500))
+    ann = _labels("l", "lab", [(True, True)] * 4 + [(False, True)] * 4, start=500)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _score(jury, ann, interval="posterior")
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and said[0].startswith("both_correct: no published interval"), said
+    assert said[0].endswith("more") and models[0] in said[0] and len(f"warning: calibrate@llm: {said[0]}") <= 120

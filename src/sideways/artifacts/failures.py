@@ -7,6 +7,11 @@ model, benchmark, provider, reason, HTTP status and first error line. The per-sp
 exam's scores and the report read it to run on the models that have results and to say which are
 missing and why; ``sideways show``, ``sideways status`` and ``make repro`` print it.
 
+Each paid stage also writes the failed jobs of each benchmark alone
+(``metrics/failures/<stage>/<benchmark>.json``): the stages of one riddle split depend on their
+split's, so an exam job that fails, or what a run spent under a spending cap (the whole record
+says), reruns no stage of a riddle split.
+
 A failed job must be retried by the next ``dvc repro``, though DVC saw the stage succeed: the
 ``failures`` stage, last in the pipeline, bumps ``data/retry/<stage>.json`` (a dependency of the
 paid stage, tracked in git) while jobs are failed, and exits non-zero (docs/design.md, "Failed
@@ -26,6 +31,7 @@ from typing import Any
 from sideways.artifacts import paths
 from sideways.artifacts.io import atomic_write_bytes, json_bytes
 from sideways.core.errors import SchemaError
+from sideways.core.width import clip
 
 PAID_STAGES = ("predict", "judge")
 FAILURES_DIR = paths.METRICS / "failures"
@@ -60,6 +66,11 @@ def failures_path(stage: str) -> Path:
     return FAILURES_DIR / f"{stage}.json"
 
 
+def benchmark_failures_path(stage: str, benchmark: str) -> Path:
+    """The failed jobs of paid ``stage`` on one ``benchmark`` (a riddle split or an exam key)."""
+    return FAILURES_DIR / stage / f"{benchmark}.json"
+
+
 def retry_marker(stage: str) -> Path:
     """The file the ``failures`` stage changes while ``stage`` has failed jobs (a dependency of ``stage``)."""
     return RETRY_DIR / f"{stage}.json"
@@ -88,15 +99,28 @@ def http_status(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None) -> None:
+def write_failures(stage: str, failed: Iterable[FailedJob], root: Path = Path("."), spent: float | None = None,
+                   benchmarks: Iterable[str] = ()) -> None:
     """The failure record of ``stage``, sorted by job (an empty list when every job succeeded), and
-    ``spent``: what its requests cost in this execution, when a spending cap was set. With failed
-    jobs, the stage's retry marker too: a new attempt, ``failed`` (see :func:`mark_retry`)."""
+    ``spent``: what its requests cost in this execution, when a spending cap was set; the failed
+    jobs of each benchmark alone, for ``benchmarks`` and every benchmark a failed job names (any
+    other file of the stage's folder is removed). With failed jobs, the stage's retry marker too:
+    a new attempt, ``failed`` (see :func:`mark_retry`)."""
     jobs = sorted(failed, key=lambda f: f.job)
     record: dict[str, Any] = {"stage": stage, "failed": [asdict(f) for f in jobs]}
     if spent is not None and math.isfinite(spent):  # the record is JSON: never NaN
         record["spent_usd"] = round(spent, 8)
     atomic_write_bytes(root / failures_path(stage), json_bytes(record))
+    written = set()
+    for benchmark in dict.fromkeys([*benchmarks, *(f.benchmark for f in jobs)]):
+        path = root / benchmark_failures_path(stage, benchmark)
+        atomic_write_bytes(path, json_bytes({"stage": stage, "benchmark": benchmark,
+                                             "failed": [asdict(f) for f in jobs if f.benchmark == benchmark]}))
+        written.add(path.name)
+    folder = root / FAILURES_DIR / stage
+    for stale in folder.glob("*.json") if folder.is_dir() else ():
+        if stale.name not in written:
+            stale.unlink()
     if jobs:
         attempt = int(read_marker(stage, root).get("attempt", 0)) + 1
         write_marker(stage, {"stage": stage, "attempt": attempt, "state": "failed", "failed": [f.job for f in jobs]},
@@ -148,14 +172,18 @@ def read_failures(stages: Sequence[str] = PAID_STAGES, root: Path = Path(".")) -
     out: list[FailedJob] = []
     for stage in stages:
         path = root / failures_path(stage)
-        if not path.is_file():
-            continue
-        try:
-            data: Any = json.loads(path.read_bytes(), parse_constant=_no_constant)
-            out += [_failed_job(entry) for entry in data["failed"]]
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            raise SchemaError(f"{path}: not a failure record ({str(exc)[:200]})") from None
+        if path.is_file():
+            out += _record_jobs(path)
     return out
+
+
+def _record_jobs(path: Path) -> list[FailedJob]:
+    """The failed jobs one record file names; any other bytes are one line naming the file."""
+    try:
+        data: Any = json.loads(path.read_bytes(), parse_constant=_no_constant)
+        return [_failed_job(entry) for entry in data["failed"]]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"{path}: not a failure record ({str(exc)[:200]})") from None
 
 
 def _failed_job(entry: Any) -> FailedJob:
@@ -172,13 +200,27 @@ def _failed_job(entry: Any) -> FailedJob:
     return job
 
 
+def read_benchmark_failures(benchmark: str, stages: Sequence[str] = PAID_STAGES,
+                            root: Path = Path(".")) -> list[FailedJob]:
+    """The failed jobs of ``stages`` on ``benchmark``, from their files of that benchmark (what the
+    stages of one split depend on)."""
+    out: list[FailedJob] = []
+    for stage in stages:
+        path = root / benchmark_failures_path(stage, benchmark)
+        if not path.is_file():  # a workspace from before these files: the stage's whole record
+            out += [f for f in read_failures((stage,), root) if f.benchmark == benchmark]
+            continue
+        out += _record_jobs(path)
+    return out
+
+
 def missing(benchmark: str, root: Path = Path(".")) -> dict[str, FailedJob]:
     """Models without results on ``benchmark`` (a split or an exam key): model -> its first failed job.
 
     A model is missing when any of its jobs on the benchmark failed (its predict job, or its judge
     job: a model without verdicts cannot be scored)."""
     found: dict[str, FailedJob] = {}
-    for f in read_failures(root=root):
+    for f in read_benchmark_failures(benchmark, root=root):
         if f.benchmark == benchmark and (f.model not in found or found[f.model].reason == BLOCKED):
             found[f.model] = f
     return found
@@ -194,9 +236,11 @@ def summary(failed: Sequence[FailedJob]) -> list[str]:
     """The lines ``make repro`` and the ``failures`` stage end with: what failed and how to retry."""
     if not failed:
         return []
-    lines = [f"{len(failed)} job(s) failed; every other job's results are written:"]
-    lines += [f"  {f.line()}" for f in failed]
+    lines = [f"{len(failed)} job(s) failed; every other job's results are written "
+             f"(their errors: {FAILURES_DIR}/<stage>.json):"]
+    lines += [clip(f"  {f.line()}") for f in failed]
     capped = any(f.reason == SPENDING_CAP for f in failed)
-    lines.append("retry: `make repro` (or `dvc repro`) runs only the failed jobs and reuses every other one"
-                 + ("; raise requests.max_cost_usd first for the spending cap" if capped else ""))
+    lines.append("retry: `make repro` (or `dvc repro`) runs only the failed jobs and reuses every other one")
+    if capped:
+        lines.append("raise requests.max_cost_usd first for the spending cap")
     return lines

@@ -9,6 +9,7 @@ from pathlib import Path
 DATA = Path("data")
 METRICS = Path("metrics")
 RIDDLES = DATA / "riddles.parquet"
+CHECKED = DATA / "checked.txt"  # the check stage's output: params.yaml passed `sideways check`
 LABELS = DATA / "labels"
 
 

@@ -11,11 +11,12 @@ estimated tokens and USD. Sends nothing and needs no key.
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
+from sideways.core.width import WIDTH, clip, listing
 from sideways.jobs.context import run_context
 from sideways.llm import ledger
 from sideways.llm.cache import RequestCache
@@ -42,20 +43,41 @@ def _usd(value: float | None) -> str:
 
 
 def _by_model(estimates: list[Estimate]) -> list[str]:
-    """One line per (stage, split, model or judge), columns as wide as their longest cell: within
-    120 columns at the default project; an estimated row is marked ``*`` with one note below."""
-    key = max([11, *(len(e.key) for e in estimates)]) + 1
-    backend = max([7, *(len(e.backend) for e in estimates)]) + 1
-    split = max([5, *(len(e.split) for e in estimates)]) + 1
-    lines = [f"{'stage':<13}{'split':<{split}}{'model/judge':<{key}}{'backend':<{backend}}{'requests':>9}{'cached':>7}"
-             f"{'pulled':>7}{'to send':>8}{'batches':>8}{'in tok':>10}{'out tok':>9}{'est. USD':>11}"]
-    for e in estimates:
-        lines.append(f"{e.stage:<13}{e.split:<{split}}{e.key:<{key}}{e.backend:<{backend}}{e.requests:>9}"
-                     f"{e.cached:>7}{e.pulled:>7}{e.to_send:>8}{e.batches:>8}{e.input_tokens:>10,}"
-                     f"{e.output_tokens:>9,}{_usd(e.cost_usd):>11}" + ("" if e.exact else " *"))
-    if not all(e.exact for e in estimates):
-        lines.append("* judge requests estimated from gold answers (the predictions are not made yet)")
+    """One line per (stage, split, model or judge) that has requests, columns as wide as their longest
+    cell and no line over 120 columns (a key too long for its column is cut with ``...``); the rows
+    of backends that send nothing (sim, replay: zero cost) are one line below, counted by backend; an
+    estimated row is marked ``*`` with one note below."""
+    asking = [e for e in estimates if e.requests]
+    quiet = [e for e in estimates if not e.requests]
+    lines = _model_table(asking) if asking else []
+    if quiet:
+        backends = Counter(e.backend for e in quiet)
+        kinds = ", ".join(f"{b} {n}" for b, n in sorted(backends.items()))
+        lines.append(clip(f"{len(quiet)} rows of models and judges with no request to send (zero cost; by backend: "
+                          f"{kinds}) not listed"))
     return [*lines, ""]
+
+
+def _model_table(estimates: list[Estimate]) -> list[str]:
+    """The rows of :func:`_by_model` that have requests: each column as wide as its longest cell, and
+    the key's column what is left of 120 columns (at least 12)."""
+    marked = not all(e.exact for e in estimates)
+    cells = [[e.stage, e.split, e.key, e.backend, str(e.requests), str(e.cached), str(e.pulled), str(e.to_send),
+              str(e.batches), f"{e.input_tokens:,}", f"{e.output_tokens:,}", _usd(e.cost_usd)] for e in estimates]
+    heads = ["stage", "split", "model/judge", "backend", "requests", "cached", "pulled", "to send", "batches",
+             "in tok", "out tok", "est. USD"]
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(heads)]
+    others = sum(w + 1 for i, w in enumerate(widths) if i != 2) + (2 if marked else 0)
+    widths[2] = max(12, min(widths[2], WIDTH - others - 1))
+
+    def line(row: list[str]) -> str:
+        text = [clip(c, widths[i]).ljust(widths[i]) if i < 4 else c.rjust(widths[i]) for i, c in enumerate(row)]
+        return " ".join(text)
+
+    lines = [line(heads)] + [line(row) + ("" if e.exact else " *") for row, e in zip(cells, estimates, strict=True)]
+    if marked:
+        lines.append("* judge requests estimated from gold answers (the predictions are not made yet)")
+    return [clip(x) for x in lines]
 
 
 def format_report(estimates: list[Estimate], by_model: bool) -> str:
@@ -79,11 +101,12 @@ def format_report(estimates: list[Estimate], by_model: bool) -> str:
                      f"{sum(e.pulled for e in group):>8}{sum(e.to_send for e in group):>9}"
                      f"{sum(e.batches for e in group):>8}"
                      f"{sum(e.input_tokens for e in group):>11,}{sum(e.output_tokens for e in group):>10,}{usd:>13}")
-    lines.append(f"\nestimated total: {_usd(grand)}" + (
-        f" plus unpriced models ({', '.join(sorted(unpriced))}: add them under prices: in params.yaml)"
-        if unpriced else ""))
-    lines.append("nothing was sent.")
-    return "\n".join(lines)
+    total = f"estimated total: {_usd(grand)}"
+    if unpriced:
+        room = WIDTH - len(total) - len(" plus unpriced models (: add them under prices: in params.yaml)")
+        total += f" plus unpriced models ({listing(sorted(unpriced), room)}: add them under prices: in params.yaml)"
+    lines += ["", total, "nothing was sent."]
+    return "\n".join(clip(line) for line in lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)
         spent = sum(ledger.spent(Path("."), ledger.answer_cost(cache)).values())  # the cap bounds the total
         verdict = "within it" if spent + total <= cap else "over it: predict would send nothing"
-        print(f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge "
-              f"${total:,.4f} is {verdict}")
+        print(clip(f"requests.max_cost_usd ${cap:,.4f}: spent ${spent:,.4f} + the estimate of predict and judge "
+                   f"${total:,.4f} is {verdict}"))
     pending = pending_splits(params) if any(p.stage == EXTRACT for p in planned) else []
     if pending:
         print(f"not priced yet: predict and judge on {', '.join(pending)} (their riddles come from the extract "

@@ -15,6 +15,7 @@ from sideways.commands import Subparsers, add_params_option
 from sideways.commands.audit import print_judges
 from sideways.config.params import Params, load_params
 from sideways.core.errors import SidewaysError
+from sideways.core.width import clip
 from sideways.exams.results import format_exam_table
 from sideways.planning.cap import spend_line
 from sideways.scoring.display import model_label
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
 def missing_lines(benchmark: str) -> str:
     """One line per model missing from ``benchmark``'s table, with the job that failed and why."""
-    return "".join(f"  {model_label(model)}: missing, {f.line()}\n" for model, f in missing(benchmark).items())
+    return "".join(clip(f"  {model_label(model)}: missing, {f.line()}") + "\n"
+                   for model, f in missing(benchmark).items())
 
 
 def with_tie_groups(ranked: pd.DataFrame, split: str) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from sideways.artifacts.failures import read_failures, summary
 from sideways.backends.batch_status import BATCHLING_DB, RecordedBatch, recorded_batches
 from sideways.commands import Subparsers, add_params_option
 from sideways.config.params import load_params
+from sideways.core.width import clip
 from sideways.llm.journal import live_runs
 
 RUN_COLUMNS = ("JOB", "PROVIDER", "MODEL", "REQUESTS", "CACHED", "SENT", "ANSWERED", "FAILED", "RUNNING")
@@ -99,14 +100,15 @@ def _batch_row(b: RecordedBatch, now: float, jobs: dict[tuple[Any, Any], str]) -
 
 
 def table(columns: Sequence[str], rows: list[list[str]]) -> list[str]:
-    """Left-aligned columns, two spaces apart, numbers right-aligned: stable for eyes and scripts."""
+    """Left-aligned columns, two spaces apart, numbers right-aligned: stable for eyes and scripts; a
+    row is cut at 120 columns (a job name that long)."""
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
     numeric = [all(r[i].isdigit() for r in rows) and bool(rows) for i in range(len(columns))]
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric, strict=True))
 
-    return ["  " + line(columns).rstrip()] + ["  " + line(r).rstrip() for r in rows]
+    return [clip("  " + line(columns).rstrip())] + [clip("  " + line(r).rstrip()) for r in rows]
 
 
 def age(seconds: float) -> str:

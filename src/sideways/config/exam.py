@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from sideways.artifacts.schema import SPLITS, STRATEGIES, Strategy
@@ -135,3 +135,20 @@ def refuse_old_exam_key(data: Any, source: str) -> None:
 
 def _yaml(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def missing_source(spec: ExamSpec, root: str | Path = ".") -> str | None:
+    """What exam ``spec`` lacks to load, in one line naming its key, or None: its JSON file, or
+    its dataset's directory when ``dataset`` is a path (a hub id is ``owner/name``, whose owner is
+    not a directory of the project)."""
+    root = Path(root)
+    if spec.source == "json":
+        assert spec.path is not None  # parse_exams requires it for source json
+        return None if (root / spec.path).is_file() else f"exams.{spec.key}.path: {spec.path}: no such file"
+    assert spec.dataset is not None  # parse_exams
+    dataset = spec.dataset
+    if (root / dataset).expanduser().is_dir():
+        return None
+    path_like = dataset.startswith(("/", "./", "../", "~")) or dataset.count("/") > 1 \
+        or (root / dataset.split("/")[0]).is_dir()
+    return f"exams.{spec.key}.dataset: {dataset}: no such directory" if path_like else None

@@ -4,6 +4,11 @@
 _BREAKS = str.maketrans({"\n": "\\n", "\r": "\\r", "\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\x85"})
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks shown escaped (``\\n``), as every message of sideways is."""
+    return text.translate(_BREAKS)
+
+
 class SidewaysError(Exception):
     """Base class: a problem with the user's input or configuration, reported without a traceback.
 
@@ -12,7 +17,7 @@ class SidewaysError(Exception):
     """
 
     def __str__(self) -> str:
-        return super().__str__().translate(_BREAKS)
+        return one_line(super().__str__())
 
 
 class SchemaError(SidewaysError, ValueError):

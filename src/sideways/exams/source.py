@@ -33,20 +33,3 @@ def describe(spec: ExamSpec) -> str:
     if spec.source == "json":
         return str(spec.path)
     return f"hf dataset {spec.dataset} ({spec.config or 'default'}, split {spec.split})"
-
-
-def missing_source(spec: ExamSpec, root: str | Path = ".") -> str | None:
-    """What exam ``spec`` lacks to load, in one line naming its key, or None: its JSON file, or
-    its dataset's directory when ``dataset`` is a path (a hub id is ``owner/name``, whose owner is
-    not a directory of the project)."""
-    root = Path(root)
-    if spec.source == "json":
-        assert spec.path is not None  # parse_exams requires it for source json
-        return None if (root / spec.path).is_file() else f"exams.{spec.key}.path: {spec.path}: no such file"
-    assert spec.dataset is not None  # parse_exams
-    dataset = spec.dataset
-    if (root / dataset).expanduser().is_dir():
-        return None
-    path_like = dataset.startswith(("/", "./", "../", "~")) or dataset.count("/") > 1 \
-        or (root / dataset.split("/")[0]).is_dir()
-    return f"exams.{spec.key}.dataset: {dataset}: no such directory" if path_like else None

@@ -27,6 +27,7 @@ from sideways.artifacts.failures import (
     PROVIDER_ERROR,
     SPENDING_CAP,
     FailedJob,
+    failures_path,
     first_line,
     http_status,
     write_failures,
@@ -35,6 +36,7 @@ from sideways.artifacts.io import atomic_write_bytes, json_bytes, table_bytes, t
 from sideways.artifacts.previous import previous_bytes, previous_output
 from sideways.config.backends import backend_entry
 from sideways.core.errors import SidewaysError
+from sideways.core.width import clip, wrap
 from sideways.jobs.fanout import Failed, Job, JobsFailed, settle_jobs
 from sideways.llm import budget
 from sideways.llm.answers import answers_bytes, restore_previous, used
@@ -197,15 +199,30 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root
     if root is not None:
         run_budget = budget.current()
         spent = None if run_budget is None else run_budget.spent_here()
-        write_failures(stage, failed, root, spent)
+        write_failures(stage, failed, root, spent, benchmarks=[j.id.benchmark for j in jobs if j.id is not None])
         budget.finish()  # the ledger: this run's attempts become one line per model
     ran = [j.job.name for j, o in zip(jobs, outcomes, strict=True) if isinstance(o, Result) and not o.reused]
-    names = f": {', '.join(ran)}" if 0 < len(ran) <= NAMED else ""
-    lost = f"; {len(failed)} failed: {', '.join(f.job for f in failed)}" if failed else ""
-    print(f"{stage}: {len(results) - len(ran)} jobs reused, {len(ran)} ran{names}{lost}", file=sys.stderr)
-    for j, e in errors:  # the whole error here; the record and the summaries keep its first line
-        print(f"failed: {j.job.name} ({j.job.provider}): {e}", file=sys.stderr)
+    lost = [(j.job.name, j.job.provider, e) for j, e in errors]
+    for line in summary_lines(stage, len(results) - len(ran), ran, lost):
+        print(line, file=sys.stderr)
     return results
+
+
+def summary_lines(stage: str, reused: int, ran: Sequence[str], failed: Sequence[tuple[str, str, BaseException]]
+                  ) -> list[str]:
+    """What a coarse stage says when it ends, no line over 120 columns: how many jobs were reused,
+    which ran (named, over several lines, up to :data:`NAMED` of them), which failed, each with its
+    error cut to one line, and where the failures are kept whole."""
+    head = f"{stage}: {reused} jobs reused, {len(ran)} ran"
+    if failed:
+        head += f", {len(failed)} failed"
+    lines = wrap(head + ": ", ran) if 0 < len(ran) <= NAMED else [head]
+    for name, provider, error in failed:
+        lines.append(clip(f"failed: {name} ({provider}): {root_error(error)}"))
+    if failed:
+        lines.append(f"{stage}: the failed jobs and their errors are in {failures_path(stage)} "
+                     "(`sideways status --failed`)")
+    return lines
 
 
 def root_error(error: BaseException) -> BaseException:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from sideways.artifacts.schema import EMPTY_BINS, FIELDS, INTERVALS, METHODS, POSTERIORS, SCORES, conform
 from sideways.core.errors import CalibrationError
+from sideways.core.width import WIDTH, listing
 from sideways.scoring.hierarchy import Prior, pooled_priors, prior_json, prior_summary
 from sideways.scoring.latent_prior import stream as latent_stream
 from sideways.scoring.latent_prior import table_priors
@@ -69,6 +70,38 @@ def jury_bins(votes: np.ndarray, judges: np.ndarray) -> list[Bin]:
     g[g == 0] = 1
     # Both quotients have g's (broadcast) shape, so the lengths are equal.
     return list(zip((votes // g).tolist(), (judges // g).tolist(), strict=True))
+
+
+class EmptyBinError(CalibrationError):
+    """A jury-score bin of a model has predictions but no human-labelled row of another provider."""
+
+    def __init__(self, bin: str, message: str) -> None:
+        super().__init__(message)
+        self.bin = bin
+
+
+class _Borrowed(UserWarning):
+    """An empty bin borrowed its nearest non-empty one (``calibration.empty_bin: nearest``): ``model (b -> c)``."""
+
+
+class _NoPublished(UserWarning):
+    """A model's published interval was left empty (the posterior ranks): ``model (bin)``."""
+
+
+def _said_once(caught: Sequence[warnings.WarningMessage], field: str) -> None:
+    """The warnings of :func:`score_models`' models, each kind said once for them all (a line each in
+    a stage's output, within 120 columns), the others as they came."""
+    said = {
+        _Borrowed: f"{field}: the nearest labelled bin borrowed for ",
+        _NoPublished: f"{field}: no published interval (an unlabelled bin) for ",
+    }
+    for kind, head in said.items():
+        items = [str(w.message) for w in caught if w.category is kind]
+        if items:  # "warning: calibrate@llm: " before it in a stage's output
+            warnings.warn(head + listing(items, WIDTH - 24 - len(head)), UserWarning, stacklevel=3)
+    for w in caught:
+        if w.category not in said:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _show(b: Bin) -> str:
@@ -138,18 +171,14 @@ def _bin_probabilities(
     for b in bins:
         if b not in pool:
             if empty_bin == "error":
-                raise CalibrationError(
+                raise EmptyBinError(_show(b),
                     f"calibration: model {model!r}, field {field!r}: jury-score bin {_show(b)} has "
                     f"predictions but no human-labelled row of another provider in the pool "
                     f"(set calibration.empty_bin: nearest to borrow the nearest non-empty bin)"
                 )
             value = Fraction(*b)
             nearest = min(pool, key=lambda c: (abs(Fraction(*c) - value), Fraction(*c)))
-            warnings.warn(
-                f"calibration: model {model!r}, field {field!r}: jury-score bin {_show(b)} is empty in "
-                f"the pool; borrowing bin {_show(nearest)}",
-                stacklevel=4,
-            )
+            warnings.warn(_Borrowed(f"{model} ({_show(b)} -> {_show(nearest)})"), stacklevel=4)
             b = nearest
         pos, size = pool[b]
         probs.append(pos / size)
@@ -242,7 +271,7 @@ def _published(model: str, provider: str, hist: dict[Bin, int], setup: _Setup) -
     except CalibrationError as exc:
         if setup.interval == "published":
             raise
-        warnings.warn(f"{exc}; the published interval is left empty, the posterior one ranks", stacklevel=3)
+        warnings.warn(_NoPublished(f"{model} ({exc.bin})" if isinstance(exc, EmptyBinError) else model), stacklevel=3)
         return None
     rng = model_rng(setup.seed, model, setup.field) if setup.method == "layton" else None
     return model_interval([hist[b] for b in bins], probs, method=setup.method, bootstrap=setup.bootstrap, rng=rng)
@@ -310,16 +339,19 @@ def score_models(
         if unknown:
             raise CalibrationError(f"calibration: no jury rows for model(s) {', '.join(unknown)}")
     rows = []
-    for model, (provider, name, hints) in meta.items():
-        if models is not None and model not in models:
-            continue
-        hist = histograms.get(model)
-        if not hist:
-            raise CalibrationError(f"calibration: model {model!r}, field {field!r}: no prediction has a jury score")
-        post, n_labelled = _posterior(model, provider, hist, setup)
-        rows.append(_score_row(model, (provider, name, hints), setup, _published(model, provider, hist, setup), post,
-                               n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(provider, 0)),
-                               true=(truth or {}).get(model)))
+    with warnings.catch_warnings(record=True) as caught:  # said once for every model, below
+        warnings.simplefilter("always")
+        for model, (provider, name, hints) in meta.items():
+            if models is not None and model not in models:
+                continue
+            hist = histograms.get(model)
+            if not hist:
+                raise CalibrationError(f"calibration: model {model!r}, field {field!r}: no prediction has a jury score")
+            post, n_labelled = _posterior(model, provider, hist, setup)
+            rows.append(_score_row(model, (provider, name, hints), setup, _published(model, provider, hist, setup),
+                                   post, n=(sum(hist.values()), n_labelled, len(pool) - pool_sizes.get(provider, 0)),
+                                   true=(truth or {}).get(model)))
+    _said_once(caught, field)
     frame = pd.DataFrame(rows, columns=SCORES.names)
     return conform(frame, SCORES, f"scores ({field}, {method})")
 

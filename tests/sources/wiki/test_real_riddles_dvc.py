@@ -29,7 +29,7 @@ def test_hf_local_copy_through_dvc(tmp_path: Path) -> None:
     repo.mkdir()
     write_hub_dir(repo / "hub")
     repo = project(repo, {"source": "hf", "hf_dataset": "hub"})
-    assert repro(repo, "split") == {"scrape", "extract", "curate", "split"}
+    assert repro(repo, "split") == {"check", "scrape", "extract", "curate", "split"}
     assert repro(repo, "split") == set()
     shown = json.loads(run(repo, "dvc", "metrics", "show", "--json").stdout)
     assert json.dumps(shown).count('"kept": 5') == 1
@@ -47,7 +47,7 @@ def test_wiki_scrape_resumes_and_is_shared_with_dvc_push(tmp_path: Path) -> None
     with Serving(wiki) as srv:
         repo = project(tmp_path / "repo", {"source": "wiki", "wiki": {
             "api_url": srv.api_url, "min_interval": 0.0, "contact": "https://example.org/test"}})
-        assert repro(repo, "split") == {"scrape", "extract", "curate", "split"}
+        assert repro(repo, "split") == {"check", "scrape", "extract", "curate", "split"}
         assert sorted(wiki.content_ids) == [101, 102, 103, 104, 105, 201]  # puzzles and the data module
         assert repro(repo, "split") == set()
 
