@@ -2,6 +2,9 @@
 exam of 198 questions (GPQA-Diamond's size) for the 50 models.
 
 Prints
+  0. the raters' audit the calibrate stage writes per split (metrics/audit/<split>.json; the same
+     function, on the tables as the report reads them), CPU time: the scratch project holds it as
+     the pipeline would;
   1. build: `python stages/report.py` in a scratch project holding the synthetic tables as
      Parquet (benchmarks/report_tables.py), wall clock and CPU time, Python start-up and Parquet
      reads included (the load average says how busy the machine was);
@@ -47,6 +50,8 @@ from sideways.artifacts.schema import (
     SCORES,
 )
 from sideways.config.params import Params, raw_params
+from sideways.report.inputs import read_split
+from sideways.scoring.rater_audit import audit_record
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -64,8 +69,9 @@ def scratch_exam(params: Params, n_questions: int, key: str = "exam") -> None:
     write_json(paths.EXAM_TOPICS, {key: e.topics})
 
 
-def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int) -> None:
-    """A project folder with params.yaml and every table the report stage reads."""
+def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int) -> float:
+    """A project folder with params.yaml and every table the report stage reads, the calibrate stage's audit
+    records included; the CPU seconds those records took."""
     base = raw_params(REPO / "params.yaml")[0]
     params = params_with_models(base, n_models)
     base["exams"] = {"exam": next(iter(base["exams"].values()))}  # one exam, under the key the page test clicks
@@ -83,7 +89,16 @@ def scratch_project(root: Path, n_models: int, n_riddles: int, n_questions: int)
         write_table(t.annotations, ANNOTATIONS, paths.annotations(split))
         write_table(t.jury, JURY, paths.jury(split))
         write_table(t.scores, SCORES, paths.scores(split))
+    audit_cpu = 0.0
+    for split in params.splits:  # what calibrate writes: the same function on the tables as read back
+        read = read_split(params, split)
+        start = time.process_time()
+        record = audit_record(read.jury, read.judgments, read.annotations, read.predictions, seed=params.seed,
+                              split=split)
+        audit_cpu += time.process_time() - start
+        write_json(paths.audit(split), record)
     scratch_exam(params, n_questions)
+    return audit_cpu
 
 
 def build_seconds(root: Path) -> tuple[float, float]:
@@ -118,8 +133,13 @@ def render_ms(index: Path, runs: int = 5) -> tuple[list[float], list[float], lis
             first.append(page.evaluate("performance.getEntriesByName('sideways:first-render')[0].startTime"))
             # the paint entry lands when the frame is presented, which on a loaded machine can be after
             # the table's rows exist: wait for it rather than read an entry that is not there yet
-            page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0",
-                                   timeout=30_000)
+            # polled from here: wait_for_function's polling evaluates a string in the page, which the report's
+            # Content Security Policy refuses (no 'unsafe-eval')
+            deadline = time.monotonic() + 30
+            while not page.evaluate("performance.getEntriesByName('first-contentful-paint').length > 0"):
+                if time.monotonic() > deadline:
+                    sys.exit("no first-contentful-paint entry within 30 s")
+                time.sleep(0.01)
             paint.append(page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime"))
             t0 = time.perf_counter()
             page.click("#tabs button[data-tab=explorer]")
@@ -143,7 +163,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        scratch_project(root, args.models, args.riddles, args.questions)
+        audit_cpu = scratch_project(root, args.models, args.riddles, args.questions)
         build, cpu = build_seconds(root)
         files = [p for p in (root / "report").rglob("*") if p.is_file()]
         mb = sum(p.stat().st_size for p in files) / 1e6
@@ -151,6 +171,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{args.models} models x {args.riddles} riddles per split (vlm with pictures), "
           f"{args.questions} exam questions: {len(files)} files, {mb:.1f} MB")
+    print(f"raters' audit in the calibrate stage (metrics/audit/<split>.json): {audit_cpu:.2f} s CPU, "
+          f"every split")
     print(f"build (python stages/report.py, Parquet reads included): {build:.2f} s wall, {cpu:.2f} s CPU "
           f"(target < 10 s; load average {load:.1f} on {os.cpu_count()} cores)")
     print(f"first render in Chromium (navigation start to leaderboard drawn): "

@@ -77,6 +77,7 @@ calibration, minimal aiohttp client on the same server: 590 req/s = 92.2%
 rerun from the cache: 0.210 s (target < 1 s), 0 requests sent (target 0); rows identical: True
 """,
     "report": """50 models x 500 riddles per split (vlm with pictures), 198 exam questions: 552 files, 12.9 MB
+raters' audit in the calibrate stage (metrics/audit/<split>.json): 21.40 s CPU, every split
 build (python stages/report.py, Parquet reads included): 3.10 s wall, 2.70 s CPU (target < 10 s; load average 2.0 on 2 cores)
 first render in Chromium (navigation start to leaderboard drawn): median 110 ms, range 90-130 ms (target < 1000 ms)
 first contentful paint: median 90 ms
@@ -147,7 +148,8 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.ANNOTATION_KILL] == "12,573 labels acknowledged: 0 lost, 0 duplicated, 0 answers 5xx"
     assert rows[bench.FROM_CACHE] == "0.21 s, 0 requests sent"
     assert rows[bench.REPORT_RENDER].startswith("110 ms median")
-    assert rows[bench.REPORT_BUILD].startswith("552 files, 12.9 MB; build 3.10 s wall")
+    assert rows[bench.REPORT_BUILD] == ("552 files, 12.9 MB; build 3.10 s wall, 2.70 s CPU (target 10 s); the raters' "
+                                        "audit it reads, computed in calibrate: 21.4 s CPU over both splits")
     assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one

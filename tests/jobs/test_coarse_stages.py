@@ -213,7 +213,7 @@ def test_the_aggregates_do_not_depend_on_the_order_of_models(tmp_path):
                                   env=env(repo, src=ROOT / "src"), capture_output=True, text=True, timeout=300)
             assert proc.returncode == 0, proc.stderr
         return {p: (repo / p).read_bytes() for p in ("data/annotations/llm.parquet", "data/jury/llm.parquet",
-                                                       "data/scores/llm.parquet")}
+                                                       "data/scores/llm.parquet", "metrics/audit/llm.json")}
 
     before = aggregates()
     edit(repo, lambda p: p.update(models=dict(reversed(list(p["models"].items())))))

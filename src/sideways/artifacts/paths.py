@@ -58,6 +58,12 @@ def pairwise(split: str) -> Path:
     return METRICS / "pairwise" / f"{split}.json"
 
 
+def audit(split: str) -> Path:
+    """The raters' audit of a split and the digest of the tables it read (the calibrate stage's; a folder of one
+    file per split, as :func:`pairwise`)."""
+    return METRICS / "audit" / f"{split}.json"
+
+
 def plot(split: str) -> Path:
     return METRICS / "plots" / f"scores_{split}.json"
 

@@ -16,8 +16,10 @@ from sideways.artifacts.io import read_table, read_tables
 from sideways.artifacts.schema import ANNOTATIONS, PREDICTIONS
 from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
+from sideways.report.inputs import read_audit
 from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
-from sideways.scoring.judge_audit import audit_judges, posterior_rows
+from sideways.scoring.judge_audit import COLUMNS
+from sideways.scoring.rater_audit import inputs_digest, judge_audit_table
 
 
 def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
@@ -56,13 +58,19 @@ def judge_table(audit: pd.DataFrame) -> list[str]:
 
 def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
     """The judges' audit of ``split`` from the pipeline's tables (:func:`sideways.scoring.judge_audit.audit_judges`),
-    rows ordered by judge, then all, provider, length."""
+    rows ordered by judge, then all, provider, length: the calibrate stage's record (``metrics/audit/<split>.json``)
+    when its digest is the one of the tables read here, computed otherwise."""
     jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
     labels = read_table(paths.annotations(split), ANNOTATIONS) if paths.annotations(split).exists() else None
     annotations = labels if labels is not None else pd.DataFrame(columns=ANNOTATIONS.names)
-    rates = posterior_rows(jury, judgments, annotations, seed=params.seed, stream=split)
     predictions = _predictions(params, split)
-    out = audit_judges(rates, jury, judgments, predictions)
+    record = read_audit(paths.audit(split))
+    if (record is not None and record["audit"]["judges"] and predictions is not None  # made from these tables
+            and record["inputs"] == inputs_digest(jury, judgments, annotations, predictions, seed=params.seed,
+                                                  split=split)):
+        out = pd.DataFrame(record["audit"]["judges"], columns=list(COLUMNS))
+    else:
+        out = judge_audit_table(jury, judgments, annotations, predictions, seed=params.seed, split=split)
     order = {"all": 0, "provider": 1, "length": 2}
     return out.sort_values(["judge", "group"], key=lambda s: s.map(order) if s.name == "group" else s,
                            kind="stable").reset_index(drop=True)

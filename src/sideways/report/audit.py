@@ -1,32 +1,24 @@
 """The report's audit of the raters (docs/method.md §6, "Raters audited"): per split, every annotator's error
-rates and flag (:mod:`sideways.scoring.annotator_audit`, from the labels calibration used) and every judge's
-sensitivity and specificity per field, graded provider and reply length (:mod:`sideways.scoring.judge_audit`),
-as plain data for the analytics tab (rendered by ``assets/audit.js``, every name as text)."""
+rates and flag and every judge's sensitivity and specificity per field, graded provider and reply length
+(:func:`sideways.scoring.rater_audit.audit_summary`), as plain data for the analytics tab (rendered by
+``assets/audit.js``, every name as text). The calibrate stage's record of the split (``metrics/audit/<split>.json``)
+is taken when its digest is the one of the tables the report read; otherwise the audit is computed here, by the same
+function."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sideways.core.errors import SidewaysError
 from sideways.report.inputs import SplitTables
-from sideways.scoring.annotator_audit import audit_annotators
-from sideways.scoring.judge_audit import audit_judges, posterior_rows
+from sideways.scoring.rater_audit import audit_summary as compute_summary
+from sideways.scoring.rater_audit import inputs_digest
 
 
 def audit_summary(t: SplitTables, seed: int, split: str) -> dict[str, Any]:
-    """``{"annotators": [...], "judges": [...]}`` of one split; empty lists when the split has no verdict (or no
-    label, for the annotators)."""
-    try:
-        annotators = audit_annotators(t.jury, t.judgments, t.annotations, seed=seed, stream=split)
-        rates = posterior_rows(t.jury, t.judgments, t.annotations, seed=seed, stream=split)
-    except (SidewaysError, ValueError):  # a split without a single verdict: nothing to audit
-        return {"annotators": [], "judges": []}
-    judges = audit_judges(rates, t.jury, t.judgments, t.predictions)
-    return {
-        "annotators": [{"annotator": a.annotator, "labels": a.labels, "flagged": list(a.flagged),
-                        "evidence": a.evidence(),
-                        "error": {f: {"mean": r.mean, "lo": r.lo, "hi": r.hi} for f, r in a.error.items()}}
-                       for a in annotators],
-        "judges": [{k: (float(v) if k in ("estimate", "lo", "hi", "n") else str(v)) for k, v in row.items()}
-                   for row in judges.to_dict("records")],
-    }
+    """``{"annotators": [...], "judges": [...]}`` of one split: the calibrate stage's record when it was computed
+    from these very tables (``t.audit``), the same function's answer otherwise."""
+    frames = (t.jury, t.judgments, t.annotations, t.predictions)
+    if t.audit is not None and t.audit["inputs"] == inputs_digest(*frames, seed=seed, split=split):
+        out: dict[str, Any] = t.audit["audit"]
+        return out
+    return compute_summary(*frames, seed=seed, split=split)

@@ -26,7 +26,9 @@ from sideways.artifacts.schema import (
 )
 from sideways.artifacts.sorted_tables import read_sorted
 from sideways.config.params import Params
+from sideways.core.errors import SidewaysError
 from sideways.report.exam_replies import group_inputs, groups, previous_replies, reply_path
+from sideways.scoring.rater_audit import check_record
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,9 @@ class SplitTables:
     #: the rank stage's pairwise table as read (``metrics/pairwise/<split>.json``; None: none readable),
     #: used only when :func:`sideways.scoring.pairwise.agrees` with ``scores``
     pairwise: Any = None
+    #: the calibrate stage's audit record (``metrics/audit/<split>.json``, checked; None: none), used only when its
+    #: digest is the one of these tables (:func:`sideways.report.audit.audit_summary`)
+    audit: Any = None
 
 
 @dataclass(frozen=True)
@@ -138,7 +143,24 @@ def read_split(params: Params, split: str) -> SplitTables:
         jury=read_table(paths.jury(split), JURY),
         scores=read_table(paths.scores(split), SCORES),
         pairwise=_json_or_none(paths.pairwise(split)),
+        audit=read_audit(paths.audit(split)),
     )
+
+
+def read_audit(path: Path) -> dict[str, Any] | None:
+    """The audit record in ``path`` (:func:`sideways.scoring.rater_audit.audit_record`), None when there is none;
+    a one-line error naming the file when it is not one."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise SidewaysError(f"{path}: cannot read the audit record ({e.strerror or e})") from None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        raise SidewaysError(f"{path}: not JSON ({str(e).splitlines()[0][:80]}); rerun `dvc repro calibrate`") from None
+    return check_record(data, str(path))
 
 
 def _json_or_none(path: Path) -> Any:
@@ -156,6 +178,7 @@ def input_files(params: Params) -> list[str]:
         files += [str(paths.split_table(split)), str(paths.annotations(split)), str(paths.jury(split)),
                   str(paths.scores(split))]
         files += [str(paths.pairwise(split))] if paths.pairwise(split).exists() else []
+        files += [str(paths.audit(split))] if paths.audit(split).exists() else []
         for key in with_results([m.key for m in params.models_taking(split)], split):
             files += [str(paths.predictions(split, key)), str(paths.judgments(split, key))]
     for exam in exam_files(params).values():  # no grades on an exam of multiple choice only
