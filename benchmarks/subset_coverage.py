@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"--k: expected comma-separated integers, got {args.k!r}", file=sys.stderr)
         return 2
+    if args.repeats < 1 or args.models < 2 or args.items < 2:
+        print("--repeats must be at least 1, --models and --items at least 2", file=sys.stderr)
+        return 2
     try:
         matrix = read_matrix(args.matrix) if args.matrix else response_matrix(args.world, args.models, args.items,
                                                                                args.seed)
