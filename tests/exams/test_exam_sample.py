@@ -157,3 +157,15 @@ def test_the_benchmark_names_a_bad_matrix_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.strip().count("\n") == 0
     assert done.stderr.startswith(f"{matrix}: line 2: field 'responses'")
 
+
+
+def test_too_few_answers_give_no_bound_and_a_thin_stratum_falls_back_to_one() -> None:
+    item_ease = np.linspace(-2, 2, 40)
+    chosen = design(item_ease, 3, seed=4)
+    got = estimate(np.array([1.0, 0.0, 1.0]), chosen, item_ease, strata(item_ease, 5, 4))
+    assert (got.lo, got.hi, got.se) == (0.0, 1.0, float("inf")) and got.score == pytest.approx(2 / 3)
+    chosen = design(item_ease, 6, seed=4, count=1)  # drawn without strata: 5 strata would hold 1 or 2 each
+    y = (item_ease[chosen] > 0).astype(float)
+    thin = estimate(y, chosen, item_ease, strata(item_ease, 5, 4))
+    one = estimate(y, chosen, item_ease, np.zeros(40, dtype=np.int64))
+    assert (thin.score, thin.se) == (one.score, one.se) and 0 < thin.se < 1

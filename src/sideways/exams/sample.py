@@ -5,8 +5,8 @@ already run (the logit of the share of them right, smoothed), cut into equal-cou
 stratum's questions in a seeded random order; questions allocated to strata one at a time, to
 the stratum furthest below its share. The design is nested: for the same ease, strata and seed,
 the sample of ``k`` questions holds the sample of every smaller ``k``, so raising ``k`` asks only
-new questions. Without models already run every item has the same ease: one stratum, a simple
-random sample.
+new questions. Without models already run every item has the same ease: the strata are then
+seeded random groups of equal size, and the sample a simple random sample in effect.
 
 The estimate (:func:`estimate`): prediction-powered and cross-fitted. A Rasch-style predictor
 ``f_i = sigmoid(theta + ease_i)`` (one ability, fitted on the sampled answers) predicts the model's
@@ -106,15 +106,14 @@ def _sigmoid(x: FloatArray) -> FloatArray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30, 30))), dtype=float)
 
 
-def ability(y: FloatArray, intercept: FloatArray, slope: FloatArray | None = None) -> float:
-    """The ability ``theta`` maximising the likelihood of answers ``y`` under
-    ``sigmoid(slope * theta + intercept)`` (slope 1: Rasch), ridge :data:`PRIOR_SD`."""
-    a = np.ones(len(intercept)) if slope is None else slope
+def ability(y: FloatArray, item_ease: FloatArray) -> float:
+    """The ability ``theta`` maximising the Rasch likelihood of answers ``y``, ``sigmoid(theta + ease)``
+    (ridge :data:`PRIOR_SD`)."""
     theta = 0.0
     for _ in range(25):
-        p = _sigmoid(a * theta + intercept)
-        grad = float(np.sum(a * (y - p))) - theta / PRIOR_SD**2
-        hess = float(np.sum(a * a * p * (1 - p))) + 1 / PRIOR_SD**2
+        p = _sigmoid(theta + item_ease)
+        grad = float(np.sum(y - p)) - theta / PRIOR_SD**2
+        hess = float(np.sum(p * (1 - p))) + 1 / PRIOR_SD**2
         step = grad / hess
         theta += step
         if abs(step) < 1e-8:
@@ -122,52 +121,55 @@ def ability(y: FloatArray, intercept: FloatArray, slope: FloatArray | None = Non
     return theta
 
 
+def _groups(sampled: IntArray, stratum: IntArray) -> IntArray:
+    """The strata the estimate uses: the design's, or one stratum when one holds fewer than
+    :data:`FOLDS` sampled items (too thin to cross-fit)."""
+    counts = np.bincount(stratum[sampled], minlength=int(stratum.max()) + 1)
+    present = np.bincount(stratum, minlength=len(counts)) > 0
+    return np.zeros_like(stratum) if np.any(counts[present] < FOLDS) else stratum
+
+
+def _folds(sampled: IntArray, stratum: IntArray) -> IntArray:
+    """Each sampled item's fold: alternating, in the order sampled, within its stratum."""
+    fold = np.zeros(len(sampled), dtype=np.int64)
+    for h in np.unique(stratum[sampled]):
+        at = np.flatnonzero(stratum[sampled] == h)
+        fold[at] = np.arange(len(at)) % FOLDS
+    return fold
+
+
 def estimate(y: npt.ArrayLike, sampled: npt.ArrayLike, item_ease: FloatArray, stratum: IntArray,
-             level: float = LEVEL, slope: FloatArray | None = None) -> Estimate:
+             level: float = LEVEL) -> Estimate:
     """The whole exam's score from the answers ``y`` (0/1, or points as a share) to the ``sampled`` items.
 
-    ``stratum`` is each item's stratum in the design that drew the sample (:func:`strata`); the
-    folds alternate in the order of ``sampled`` within each stratum."""
+    ``stratum`` is each item's stratum in the design that drew the sample (:func:`strata`)."""
     s = np.asarray(sampled, dtype=np.int64)
     ys = np.asarray(y, dtype=float)
     population = len(item_ease)
     if len(s) == population:  # every question asked: the score itself, no uncertainty left
         mean = float(np.mean(ys))
         return Estimate(mean, 0.0, mean, mean, len(s), population)
-    groups = [h for h in np.unique(stratum) if np.any(stratum[s] == h)]
-    if len(groups) < len(np.unique(stratum)) or any(np.sum(stratum[s] == h) < FOLDS for h in groups):
-        stratum = np.zeros(population, dtype=np.int64)  # a stratum too thin to cross-fit: one stratum
-        groups = [0]
-    fold = np.zeros(len(s), dtype=np.int64)
-    for h in groups:
-        at = np.flatnonzero(stratum[s] == h)
-        fold[at] = np.arange(len(at)) % FOLDS
-    if len(s) < FOLDS:
-        fold[:] = 0
+    if len(s) < 2 * FOLDS:  # too few answers to cross-fit and estimate a variance: the plain mean, no bound
+        return Estimate(float(np.mean(ys)), float("inf"), 0.0, 1.0, len(s), population)
+    stratum = _groups(s, stratum)
+    fold = _folds(s, stratum)
+    weight = {int(h): float(np.mean(stratum == h)) for h in np.unique(stratum)}
     residual = np.empty(len(s))
     score = 0.0
-    folds = sorted(set(fold.tolist()))
-    for f in folds:
-        train = fold != f if len(folds) > 1 else np.ones(len(s), dtype=bool)
-        a = np.ones(population) if slope is None else slope
-        theta = ability(ys[train], item_ease[s[train]], a[s[train]])
-        predicted = _sigmoid(a * theta + item_ease)
+    for f in range(FOLDS):
+        theta = ability(ys[fold != f], item_ease[s[fold != f]])
+        predicted = _sigmoid(theta + item_ease)
         here = fold == f
         residual[here] = ys[here] - predicted[s[here]]
-        for h in groups:
-            weight = np.mean(stratum == h)
+        for h, w in weight.items():
             in_h = here & (stratum[s] == h)
-            score += weight * (float(np.mean(predicted[stratum == h])) + float(np.mean(residual[in_h]))) / len(folds)
+            score += w * (float(np.mean(predicted[stratum == h])) + float(np.mean(residual[in_h]))) / FOLDS
     variance = 0.0
-    for h in groups:
+    for h, w in weight.items():
         r = residual[stratum[s] == h]
-        size = int(np.sum(stratum == h))
-        weight = size / population
-        if len(r) > 1:
-            variance += weight**2 * (1 - len(r) / size) * float(np.var(r, ddof=1)) / len(r)
-    se = float(np.sqrt(variance))
-    df = max(1, len(s) - len(groups))
-    half = t_quantile(level, df) * se
+        variance += w**2 * (1 - len(r) / (w * population)) * float(np.var(r, ddof=1)) / len(r)
+    se = float(np.sqrt(max(variance, 0.0)))
+    half = t_quantile(level, len(s) - len(weight)) * se
     return Estimate(score, se, max(0.0, score - half), min(1.0, score + half), len(s), population)
 
 
