@@ -75,6 +75,11 @@ def test_items_not_answered_by_every_model_are_left_out(tmp_path: Path) -> None:
     assert got.y.tolist() == [[1, 1], [0, 1]]
     with pytest.raises(MatrixError, match="cannot read"):
         read_matrix(tmp_path / "missing.jsonl")
+    with pytest.raises(MatrixError, match="cannot read"):
+        read_matrix(tmp_path)
+    (tmp_path / "latin.jsonl").write_bytes(b'{"subject_id": "\xe9"}\n')
+    with pytest.raises(MatrixError, match="latin.jsonl: not UTF-8 text"):
+        read_matrix(tmp_path / "latin.jsonl")
 
 
 @FAST
