@@ -232,6 +232,23 @@ def remote_growth_rows(out: str) -> Rows:
     }
 
 
+def subset_rows(out: str) -> Rows:
+    """One row per drawn world of subset_coverage.py: the default's coverage and width against random's."""
+    world = _find(r"^world (\S+) \(seed", out, re.M)
+    models, items, repeats = (int(_num(p, out)) for p in (r"(\d+) models x", r"x (\d+) items", r"; (\d+) samples"))
+    rows = re.findall(r"^(\S+)\s+(\d+)\s+([\d.]+)%\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+([\d.]+)x$", out, re.M)
+    ours = [(int(k), float(c), float(r)) for name, k, c, _, r in rows if name != "random"]
+    plain = [float(c) for name, _, c, _, _ in rows if name == "random"]
+    if not ours or not plain:
+        raise ValueError("no estimator rows")
+    ks, cover, ratio = [k for k, _, _ in ours], [c for _, c, _ in ours], [r for _, _, r in ours]
+    what = (f"exam on a sample, {world} world, {models} models x {items} items, each held out, {repeats} samples "
+            f"(`subset_coverage.py --world {world}`)")
+    return {what: f"coverage {min(cover):g}-{max(cover):g}% at k = {min(ks)}-{max(ks)} (random "
+                  f"{min(plain):g}-{max(plain):g}%), half-width {min(ratio):.2f}-{max(ratio):.2f}x random's, "
+                  f"in {_num(r'\(([\d.]+) s;', out):.0f} s"}
+
+
 def default_posterior() -> str:
     """The posterior params.yaml ranks by (``calibration.posterior``): interval_coverage.py prints each by name."""
     text = (ROOT / "params.yaml").read_text(encoding="utf-8")
@@ -250,6 +267,8 @@ BENCHMARKS = (
     Benchmark("spending_cap", (), spending_cap_rows),
     Benchmark("dead_endpoint", (), dead_endpoint_rows),
     Benchmark("remote_growth", (), remote_growth_rows),
+    Benchmark("subset_coverage", ("--world", "2pl"), subset_rows),
+    Benchmark("subset_coverage", ("--world", "misspecified"), subset_rows),
 )
 
 

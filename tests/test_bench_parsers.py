@@ -52,3 +52,12 @@ def test_the_annotation_rows_read_the_annotation_load_benchmark():
     assert " labels/s with 10 lines in the label log, " in rows[
         bench.ANNOTATION_LOAD] and " with 1,000 (the start" in rows[bench.ANNOTATION_LOAD]
     assert rows[bench.ANNOTATION_KILL].endswith(": 0 lost, 0 duplicated, 0 answers 5xx")
+
+
+def test_the_sample_rows_read_the_subset_coverage_benchmark():
+    out = _run("subset_coverage.py", "--world", "2pl", "--models", "5", "--items", "60", "--k", "10,20",
+               "--repeats", "2")
+    (what, figure), = bench.subset_rows(out).items()
+    assert what.startswith("exam on a sample, 2pl world, 5 models x 60 items") and "2 samples" in what
+    assert re.fullmatch(r"coverage [\d.]+-[\d.]+% at k = 10-20 \(random [\d.]+-[\d.]+%\), "
+                        r"half-width [\d.]+-[\d.]+x random's, in \d+ s", figure), figure

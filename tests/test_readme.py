@@ -133,6 +133,14 @@ $0.0500; one request's worst case $0.0639)
     "dead_endpoint": """closed port: 33 items failed in 8.7 s; first error: endpoint unreachable for 8s: Unreachable
 always 503: 33 items failed in 5.0 s after 15 attempts; first error: provider down: 15 server errors in a row
 """,
+    "subset_coverage": """world misspecified (seed 0): 30 models x 600 items; 200 samples per model and k
+estimator           k  coverage     se  half-width    rmse  vs random
+stratified_ppi     25     95.5%    0.3       19.38    8.77      1.00x
+random             25     94.4%    0.3       19.38    9.50      1.00x
+stratified_ppi    200     95.4%    0.3        5.22    2.59      0.95x
+random            200     94.9%    0.3        5.48    2.79      1.00x
+(112.5 s; half-width and rmse in points of the exam score)
+""",
 }
 
 
@@ -160,6 +168,10 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.DEAD_PORT] == "failed in 8.7 s" and rows[bench.DEAD_503] == "failed in 5.0 s after 15 attempts"
     assert rows[bench.REMOTE_GROWTH].startswith("first version 1,997 KB (154 objects) + run-cache 33 KB; each next +355 KB")
     assert rows[bench.PUSH_TIME] == "9.3 s first, 10.0 s next; verification alone 5.2 s; `dvc push --all-commits` on 2 commits 7.7 s"
+    assert rows["exam on a sample, misspecified world, 30 models x 600 items, each held out, 200 samples "
+                "(`subset_coverage.py --world misspecified`)"] == ("coverage 95.4-95.5% at k = 25-200 (random "
+                                                                   "94.4-94.9%), half-width 0.95-1.00x random's, "
+                                                                   "in 112 s")
 
 
 def test_rewrite_replaces_its_rows_keeps_hand_rows_and_appends_new_ones():
