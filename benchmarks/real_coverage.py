@@ -3,7 +3,7 @@
 Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
-                                     [--field both_correct]
+                                     [--field both_correct] [--order random|uncertain]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -27,6 +27,12 @@ computed for the share right (in the field) among the model's labelled predictio
 - `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
   predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
   spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline.
+
+`--order uncertain` keeps the labels in the annotation app's `uncertain` queue's order instead of at random: the
+latent-class model fitted on the file's verdicts alone (sideways.annotation_app.uncertain) scores every labelled
+prediction by p (1 - p), and each repeat keeps the round(share x labels) highest of all models together (ties by a
+coin seeded per repeat): what an annotator following the queue would have labelled first, among the predictions
+whose truth the file knows.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -57,6 +63,7 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from sideways.annotation_app.uncertain import uncertainty  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
@@ -84,6 +91,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
+    p.add_argument("--order", default="random", choices=("random", "uncertain"),
+                   help="which labels each repeat keeps: a random share (default), or the uncertain queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 
@@ -161,6 +170,22 @@ def draw_labels(pop: Population, share: float, seed: int, s: int, r: int) -> pd.
     return keep_labels(pop.labels, share, np.random.default_rng(np.random.SeedSequence([seed, s, r])))
 
 
+def queue_labels(labels: pd.DataFrame, scores: dict[tuple[str, str], float], share: float,
+                 rng: np.random.Generator) -> pd.DataFrame:
+    """round(share x labels) labels of all models together, the highest ``scores`` first, ties by ``rng``'s coin."""
+    k = max(1, round(share * len(labels)))
+    score = np.array([scores.get((r, m), 0.0) for r, m in zip(labels["riddle_id"], labels["model"], strict=True)])
+    first = np.lexsort((rng.random(len(labels)), -score))[:k]
+    return labels.iloc[np.sort(first)].reset_index(drop=True)
+
+
+def kept_count(pop: Population, share: float, order: str) -> int:
+    """How many labels a repeat keeps at ``share`` in ``order``."""
+    if order == "uncertain":
+        return max(1, round(share * len(pop.labels)))
+    return sum(max(1, round(share * n)) for n in pop.labels.groupby("model").size())
+
+
 def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
     """round(share x labels) of each model's labels (at least one), drawn without replacement."""
     parts = []
@@ -225,12 +250,17 @@ def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.
     return out
 
 
-def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str]) -> list[dict[str, Any]]:
-    """Every interval's tally per share over ``repeats`` seeded label draws."""
+def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
+            order: str = "random", split: str = "llm") -> list[dict[str, Any]]:
+    """Every interval's tally per share over ``repeats`` seeded label draws (``order``: random, or the uncertain
+    queue's first labels)."""
     tallies = {(name, share): Tally() for share in shares for name in names}
+    scores = (uncertainty(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=seed, split=split)
+              if order == "uncertain" else {})
     for s, share in enumerate(shares):
         for r in range(repeats):
-            kept = draw_labels(pop, share, seed, s, r)
+            kept = (queue_labels(pop.labels, scores, share, np.random.default_rng(np.random.SeedSequence([seed, s, r])))
+                    if order == "uncertain" else draw_labels(pop, share, seed, s, r))
             _add_posteriors(pop, kept, seed, share, names, tallies)
             if {"latent", "latent-class", *VARIANTS} & set(names):
                 for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
@@ -267,14 +297,16 @@ def main(argv: list[str] | None = None) -> int:
     pop = population(args.file, args.split, args.min_labels, args.field)
     print(f"{args.file}, {args.field}: {len(pop.truth)} models with >= {args.min_labels} labels "
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
-          f"{args.repeats} repeats, seed {args.seed}")
+          f"{args.repeats} repeats, seed {args.seed}, labels kept in {args.order} order")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    rows = measure(pop, shares, args.repeats, args.seed, names)
+    rows = measure(pop, shares, args.repeats, args.seed, names, args.order, args.split)
     seconds = time.perf_counter() - t0
-    print("| interval | share | coverage % | se | mean half-width (points) | intervals | failed repeats |")
-    print("|---|---|---|---|---|---|---|")
+    print("| interval | share | labels | coverage % | se | mean half-width (points) | intervals | failed repeats |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['interval']} | {r['share']:g} | {100 * r['coverage']:.1f} | {100 * r['coverage_se']:.1f} | "
+        r["labels"] = kept_count(pop, r["share"], args.order)
+        print(f"| {r['interval']} | {r['share']:g} | {r['labels']} | {100 * r['coverage']:.1f} | "
+              f"{100 * r['coverage_se']:.1f} | "
               f"{r['half_width']:.2f} | {r['intervals']} | {r['failed_repeats']} |")
     print("\nmodels covered less than 94% of the time:")
     for r in rows:
@@ -285,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({os.cpu_count()} cores)")
     if args.json:
         write_json(args.json, {"default": CalibrationParams().posterior, "rows": [
-            {k: r[k] for k in ("interval", "share", "coverage", "coverage_se", "half_width", "intervals")}
+            {k: r[k] for k in ("interval", "share", "labels", "coverage", "coverage_se", "half_width", "intervals")}
             for r in rows], "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}
                                        for r in rows for m, c in r["models"].items()]})
     return 0
