@@ -48,7 +48,7 @@ def test_it_runs_on_any_file_of_the_format_and_writes_the_issue_json(tmp_path, c
     assert data["default"] in {"v1", "hierarchical", "latent"}
     assert {r["interval"] for r in data["rows"]} == set(real_coverage.INTERVALS)
     for r in data["rows"]:
-        assert set(r) == {"interval", "share", "coverage", "coverage_se", "half_width", "intervals"}
+        assert set(r) == {"interval", "share", "labels", "coverage", "coverage_se", "half_width", "intervals"}
         assert r["share"] == 0.5
         if r["interval"] != "published":  # it may stop on an empty bin
             assert r["intervals"] == 2 * 4 and 0 <= r["coverage"] <= 1 and r["half_width"] >= 0
@@ -96,3 +96,25 @@ def test_the_field_chooses_the_truth_and_the_verdicts(tmp_path, capsys):
     with pytest.raises(SystemExit):
         real_coverage.main(["--file", str(source), "--field", "answer"])
     assert "invalid choice: 'answer'" in capsys.readouterr().err
+
+
+def test_the_uncertain_order_keeps_the_least_certain_labels_first(tmp_path, capsys):
+    """--order uncertain keeps round(share x labels) labels of all models together, the latent-class fit's least
+    certain first (ties by a seeded coin), and measures the same intervals on them."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    scores = {k: float(i % 5) for i, k in enumerate(zip(pop.labels["riddle_id"], pop.labels["model"], strict=True))}
+    kept = real_coverage.queue_labels(pop.labels, scores, 0.25, np.random.default_rng(0))
+    assert len(kept) == round(0.25 * len(pop.labels)) == real_coverage.kept_count(pop, 0.25, "uncertain")
+    kept_keys = set(zip(kept["riddle_id"], kept["model"], strict=True))
+    left = [v for k, v in scores.items() if k not in kept_keys]
+    assert min(scores[k] for k in kept_keys) >= max(left)  # the highest scores only
+    again = real_coverage.queue_labels(pop.labels, scores, 0.25, np.random.default_rng(0))
+    assert kept.equals(again)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.25", "--min-labels", "15",
+                               "--intervals", "latent", "--order", "uncertain", "--json", str(out)]) == 0
+    assert "labels kept in uncertain order" in capsys.readouterr().out
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["labels"] == len(kept) and row["intervals"] == 4
