@@ -32,7 +32,8 @@ computed for the share right (in the field) among the model's labelled predictio
 latent-class model fitted on the file's verdicts alone (sideways.annotation_app.uncertain) scores every labelled
 prediction by p (1 - p), and each repeat keeps the round(share x labels) highest of all models together (ties by a
 coin seeded per repeat): what an annotator following the queue would have labelled first, among the predictions
-whose truth the file knows.
+whose truth the file knows. `--order width` keeps the first labels the app's `width` queue serves one annotator whose
+labels are the file's (its coin seeded per repeat), among the same predictions.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -63,6 +64,8 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from sideways.annotation.log import Event  # noqa: E402
+from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.annotation_app.uncertain import uncertainty  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import FIELDS  # noqa: E402
@@ -70,7 +73,7 @@ from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring import latent_class, latent_prior  # noqa: E402
-from sideways.scoring.calibration import score_models  # noqa: E402
+from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
 from sideways.testing.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
@@ -91,8 +94,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
-    p.add_argument("--order", default="random", choices=("random", "uncertain"),
-                   help="which labels each repeat keeps: a random share (default), or the uncertain queue's first")
+    p.add_argument("--order", default="random", choices=("random", "uncertain", "width"),
+                   help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 
@@ -179,9 +182,30 @@ def queue_labels(labels: pd.DataFrame, scores: dict[tuple[str, str], float], sha
     return labels.iloc[np.sort(first)].reset_index(drop=True)
 
 
+def width_labels(pop: Population, share: float, seed: int) -> pd.DataFrame:
+    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``)."""
+    rows = pop.rows
+    bins = jury_bins(rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy())
+    pool = [Candidate(r, m, p, b) for r, m, p, b in zip(rows["riddle_id"], rows["model"], rows["provider"], bins,
+                                                         strict=True)]
+    truth = pop.labels.set_index(["riddle_id", "model"])
+    k = max(1, round(share * len(pop.labels)))
+    plan = Plan(seed, "real", len(pool), 0.0, policy="width", field=pop.field)
+    events: list[Event] = []
+    while len(events) < k:
+        c = next_item(plan, pool, events, "sim")
+        if c is None:
+            break
+        row = truth.loc[c.key]
+        events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
+                            {f"human_{f}": bool(row[f"human_{f}"]) for f in FIELDS if pd.notna(row[f"human_{f}"])}))
+    chosen = pd.DataFrame([e.item for e in events], columns=["riddle_id", "model"])
+    return pop.labels.merge(chosen, on=["riddle_id", "model"]).reset_index(drop=True)
+
+
 def kept_count(pop: Population, share: float, order: str) -> int:
     """How many labels a repeat keeps at ``share`` in ``order``."""
-    if order == "uncertain":
+    if order in ("uncertain", "width"):
         return max(1, round(share * len(pop.labels)))
     return sum(max(1, round(share * n)) for n in pop.labels.groupby("model").size())
 
@@ -259,8 +283,13 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
               if order == "uncertain" else {})
     for s, share in enumerate(shares):
         for r in range(repeats):
-            kept = (queue_labels(pop.labels, scores, share, np.random.default_rng(np.random.SeedSequence([seed, s, r])))
-                    if order == "uncertain" else draw_labels(pop, share, seed, s, r))
+            if order == "width":
+                kept = width_labels(pop, share, seed + r)
+            elif order == "uncertain":
+                coin = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
+                kept = queue_labels(pop.labels, scores, share, coin)
+            else:
+                kept = draw_labels(pop, share, seed, s, r)
             _add_posteriors(pop, kept, seed, share, names, tallies)
             if {"latent", "latent-class", *VARIANTS} & set(names):
                 for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():

@@ -118,3 +118,15 @@ def test_the_uncertain_order_keeps_the_least_certain_labels_first(tmp_path, caps
     assert "labels kept in uncertain order" in capsys.readouterr().out
     (row,) = json.loads(out.read_text())["rows"]
     assert row["labels"] == len(kept) and row["intervals"] == 4
+
+
+def test_the_width_order_keeps_the_labels_the_app_serves_first(tmp_path):
+    """--order width: the first round(share x labels) labels the app's width queue serves, seeded, each once."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    kept = real_coverage.width_labels(pop, 0.25, 0)
+    assert len(kept) == real_coverage.kept_count(pop, 0.25, "width") == round(0.25 * len(pop.labels))
+    assert not kept.duplicated(["riddle_id", "model"]).any()
+    assert kept.equals(real_coverage.width_labels(pop, 0.25, 0))
+    assert set(kept.columns) == set(pop.labels.columns)
