@@ -152,3 +152,19 @@ def test_refits_run_in_the_background_when_labels_changed(tmp_path, monkeypatch)
     assert done.wait(30)
     assert len(fit.threads) == 2 and fit.threads[1] != threading.get_ident()
     assert refits.current()[0] == 1  # the queue reads the new fit from here on
+
+
+def test_without_judgments_the_uncertain_queue_refuses_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+    from helpers.label_project import label_project
+
+    root = label_project(tmp_path / "p", annotations={"queue": "uncertain"})  # a jury table, no judgments
+    done = subprocess.run([sys.executable, "-m", "sideways.commands.annotate", "serve", "--split", "llm",
+                           "--annotator", "ana", "--port", "1"], cwd=root, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert done.returncode != 0
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert len(lines) == 1 and "no judgments yet" in lines[0] and "Traceback" not in lines[0], lines
