@@ -2,20 +2,22 @@
 
 Usage:
   python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
-                                      [--target POINTS] [--step 3] [--json OUT] [--quick]
+                                      [--target POINTS] [--step 3] [--policies random,holes,width,uncertain]
+                                      [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
 in-process pipeline of sideways.testing.coverage). Four policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
-- `width`: the app's queue now: the label expected to narrow the posterior intervals most (v1's closed form);
-- `uncertain`: a queue made for the latent posterior: the predictions whose truth the latent-class model,
-  fitted on the verdicts alone, is least sure of (largest p (1 - p)), ties by a seeded coin. A label there
+- `width`: the app's default queue: the label expected to narrow the posterior intervals most (v1's closed form);
+- `uncertain`: the app's queue made for the latent posterior: the predictions whose truth the latent-class model,
+  fitted on the verdicts (and, with `--refit N`, again every N labels on the labels so far, as the app refits in
+  the background), is least sure of (largest p (1 - p)), ties by the queue's seeded coin. A label there
   teaches the judges' behaviour on the patterns that are rare and ambiguous, for every model at once.
 
-`holes` and `width` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator, labels = the
-simulated truth). The target is today's mean half-width: the v1 posterior interval with the
+`holes`, `width` and `uncertain` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator,
+labels = the simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
 by the posterior interval `--posterior` (default: latent), is at or under that target (`--target`
