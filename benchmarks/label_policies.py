@@ -2,20 +2,22 @@
 
 Usage:
   python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
-                                      [--target POINTS] [--step 3] [--json OUT] [--quick]
+                                      [--target POINTS] [--step 3] [--policies random,holes,width,uncertain]
+                                      [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
 in-process pipeline of sideways.testing.coverage). Four policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
-- `width`: the app's queue now: the label expected to narrow the posterior intervals most (v1's closed form);
-- `uncertain`: a queue made for the latent posterior: the predictions whose truth the latent-class model,
-  fitted on the verdicts alone, is least sure of (largest p (1 - p)), ties by a seeded coin. A label there
+- `width`: the app's default queue: the label expected to narrow the posterior intervals most (v1's closed form);
+- `uncertain`: the app's queue made for the latent posterior: the predictions whose truth the latent-class model,
+  fitted on the verdicts (and, with `--refit N`, again every N labels on the labels so far, as the app refits in
+  the background), is least sure of (largest p (1 - p)), ties by the queue's seeded coin. A label there
   teaches the judges' behaviour on the patterns that are rare and ambiguous, for every model at once.
 
-`holes` and `width` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator, labels = the
-simulated truth). The target is today's mean half-width: the v1 posterior interval with the
+`holes`, `width` and `uncertain` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator,
+labels = the simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
 by the posterior interval `--posterior` (default: latent), is at or under that target (`--target`
@@ -41,10 +43,11 @@ import pandas as pd  # noqa: E402
 
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
+from sideways.annotation.rater_labels import event_labels  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
+from sideways.annotation_app.uncertain import fit_for  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import Params, raw_params  # noqa: E402
-from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
@@ -81,16 +84,29 @@ def order(policy: str, pool: list[Candidate], right: dict[tuple[str, str], bool]
     return chosen
 
 
-def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame, seed: int,
-                    split: str) -> list[Candidate]:
-    """The pool by the latent-class model's uncertainty about each prediction (fitted without labels), largest
-    p (1 - p) first; ties by a seeded coin."""
-    rows = latent_class.table_evidence(jury, judgments, pd.DataFrame())
-    p = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=f"queue/{split}").predicted
-    spread = dict(zip(zip(rows.keys["riddle_id"], rows.keys["model"], strict=True), p * (1 - p), strict=True))
-    coin = np.random.default_rng(seed).random(len(pool))
-    ranked = sorted(range(len(pool)), key=lambda i: (-round(spread.get(pool[i].key, 0.0), 6), coin[i]))
-    return [pool[i] for i in ranked]
+def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
+                    right: dict[tuple[str, str], bool], seed: int, split: str, refit: int = 0,
+                    limit: int | None = None) -> list[Candidate]:
+    """The app's ``uncertain`` queue (one annotator whose labels are the truth): the latent-class model's uncertainty
+    about each prediction, fitted on the verdicts alone, largest p (1 - p) first, ties by the queue's coin; with
+    ``refit`` > 0 the model is fitted again every ``refit`` labels on the labels so far (the app's background refit)."""
+    fit = fit_for(jury, judgments, FIELD, seed, split)
+    plan = Plan(seed, split, len(pool), 0.0, policy="uncertain", field=FIELD)
+    events: list[Event] = []
+    chosen: list[Candidate] = []
+    scores = fit(pd.DataFrame())
+    limit = len(pool) if limit is None else limit
+    while len(chosen) < limit:
+        if refit and chosen and len(chosen) % refit == 0:
+            scores = fit(event_labels(events))
+        c = next_item(plan, pool, events, "sim", scores=scores)
+        if c is None:
+            break
+        chosen.append(c)
+        ok = right[c.key]
+        events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
+                            {"human_answer_correct": ok, "human_justification_correct": ok}))
+    return chosen
 
 
 def mean_half_width(jury: pd.DataFrame, labels: pd.DataFrame, seed: int, posterior: str,
@@ -125,7 +141,7 @@ def labels_needed(chosen: list[Candidate], predictions: pd.DataFrame, riddles: p
 
 
 def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: int, posterior: str = "latent",
-            target: float | None = None) -> dict[str, Any]:
+            target: float | None = None, policies: tuple[str, ...] = POLICIES, refit: int = 0) -> dict[str, Any]:
     """Target and labels needed per policy, for one seed and split."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     by_id = riddles.set_index("riddle_id").to_dict("index")
@@ -136,8 +152,8 @@ def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: 
     target = mean_half_width(jury, today, seed, "v1") if target is None else target
     pool = candidates(jury)
     out: dict[str, Any] = {"split": split, "seed": seed, "target": target, "today_labels": len(today)}
-    for policy in POLICIES:
-        chosen = (uncertain_order(pool, jury, judgments, seed, split) if policy == "uncertain"
+    for policy in policies:
+        chosen = (uncertain_order(pool, jury, judgments, right, seed, split, refit) if policy == "uncertain"
                   else order(policy, pool, right, seed, split, len(pool)))
         out[policy] = labels_needed(chosen, predictions, riddles, jury, seed, target, step, posterior, judgments, split)
     return out
@@ -151,6 +167,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--step", type=int, default=3, help="check the half-width every STEP labels (default 3)")
     p.add_argument("--posterior", default="latent", help="the posterior whose mean half-width counts (default: latent)")
     p.add_argument("--target", type=float, help="the mean half-width to reach, in points (default: today's, v1)")
+    p.add_argument("--policies", default=",".join(POLICIES), help="which orders, comma-separated (default: all)")
+    p.add_argument("--refit", type=int, default=0,
+                   help="uncertain: fit the latent-class model again every REFIT labels (default 0: verdicts alone)")
     p.add_argument("--quick", action="store_true", help="3 models, 12 riddles, 2 seeds: a smoke run for the tests")
     p.add_argument("--json", metavar="OUT")
     return p.parse_args(argv)
@@ -158,10 +177,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def _summary(runs: list[dict[str, Any]], split: str) -> str:
     mine = [r for r in runs if r["split"] == split]
-    done = {p: [r[p] for r in mine if r[p] is not None] for p in POLICIES}
+    done = {p: [r[p] for r in mine if r.get(p) is not None] for p in POLICIES}
     mean = {p: (sum(v) / len(v) if v else float("nan")) for p, v in done.items()}
     cells = " | ".join(f"{mean[p]:.1f} ({len(done[p])}/{len(mine)})" for p in POLICIES)
-    saving = {p: 1 - mean[p] / mean["random"] if mean["random"] else float("nan") for p in ("width", "uncertain")}
+    saving = {p: 1 - mean[p] / mean["random"] if done["random"] and done[p] else float("nan")
+              for p in ("width", "uncertain")}
     today = sum(r["today_labels"] for r in mine) / len(mine)
     target = sum(r["target"] for r in mine) / len(mine)
     return (f"| {split} | {target:.2f} | {today:.1f} | {cells} | {100 * saving['width']:.0f}% "
@@ -174,14 +194,18 @@ def main(argv: list[str] | None = None) -> int:
     setting = Setting(models=3, riddles=12) if args.quick else Setting()
     params = setting_params(base, setting)
     demo = load_demo(REPO / base["riddles"]["path"])
+    policies = tuple(p.strip() for p in args.policies.split(","))
+    if set(policies) - set(POLICIES):
+        raise SystemExit(f"--policies: unknown {', '.join(sorted(set(policies) - set(POLICIES)))}")
     seeds = range(args.first_seed, args.first_seed + (2 if args.quick else args.seeds))
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     runs = []
     for split in args.splits:
         riddles = split_riddles(demo, split, setting.riddles)
-        runs += [one_run(params, riddles, split, seed, args.step, args.posterior, args.target) for seed in seeds]
+        runs += [one_run(params, riddles, split, seed, args.step, args.posterior, args.target, policies, args.refit)
+                 for seed in seeds]
     print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, the {args.posterior} posterior's "
-          f"mean half-width, labels counted in steps of {args.step}")
+          f"mean half-width, labels counted in steps of {args.step}; uncertain refits every {args.refit or 'never'}")
     print("| split | target: mean half-width, points | today's labels | labels to reach it: random "
           "| holes (the old queue) | width | uncertain (for the latent model) | width saves vs random "
           "| uncertain saves vs random |")

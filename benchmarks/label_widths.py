@@ -3,15 +3,15 @@ number of labels, from none, beside the simulated labels the project starts with
 
 Usage:
   python benchmarks/label_widths.py [--seeds 3] [--splits llm vlm] [--counts 0 10 20 40 80 160 320]
-                                    [--posterior latent] [--quick]
+                                    [--posterior latent] [--queue POLICY] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
 in-process pipeline of sideways.testing.coverage, as benchmarks/label_policies.py). First the mean
 half-width, in points, with the default simulated labels (``annotations.share`` of each model's
 predictions, a seeded sample): what a project shows before anyone labels. Then with real labels
 only (``annotations.source: file``), taken in the order the annotation app's default queue
-(``width``) gives them, each label the truth (careful annotators), at each count of ``--counts``:
-what the project shows as labelling goes. Means over seeds; a few minutes.
+(``annotations.queue``; ``--queue`` another) gives them, each label the truth (careful annotators), at each
+count of ``--counts``: what the project shows as labelling goes. Means over seeds; a few minutes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import pandas as pd  # noqa: E402
-from label_policies import FIELD, candidates, mean_half_width, order  # noqa: E402
+from label_policies import FIELD, candidates, mean_half_width, order, uncertain_order  # noqa: E402
 
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.schema import ANNOTATIONS, conform  # noqa: E402
@@ -37,8 +37,8 @@ from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 
-def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[int], posterior: str
-           ) -> tuple[int, float, list[float]]:
+def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[int], posterior: str,
+           queue: str = "width") -> tuple[int, float, list[float]]:
     """(simulated labels, their mean half-width, the mean half-width at each count of real labels)."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     by_id = riddles.set_index("riddle_id").to_dict("index")
@@ -48,7 +48,9 @@ def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[in
     simulated = simulate_labels(seeded_sample(predictions, params.annotations.share, seed, split), riddles, seed)
     start = mean_half_width(jury, simulated, seed, posterior, judgments, split)
     pool = candidates(jury)
-    chosen = order("width", pool, right, seed, split, min(max(counts), len(pool)))
+    limit = min(max(counts), len(pool))
+    chosen = (uncertain_order(pool, jury, judgments, right, seed, split, limit=limit) if queue == "uncertain"
+              else order(queue, pool, right, seed, split, limit))
     index = predictions.set_index(["riddle_id", "model"])
     out = []
     for n in counts:
@@ -65,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--splits", nargs="+", default=["llm", "vlm"])
     p.add_argument("--counts", type=int, nargs="+", default=[0, 10, 20, 40, 80, 160, 320])
     p.add_argument("--posterior", default="latent")
+    p.add_argument("--queue", help="the annotation app's order (default: params.yaml's annotations.queue)")
     p.add_argument("--quick", action="store_true", help="3 models, 12 riddles, 1 seed: a smoke run")
     args = p.parse_args(argv)
     base = raw_params(REPO / "params.yaml")[0]
@@ -72,14 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     params = setting_params(base, setting)
     demo = load_demo(REPO / base["riddles"]["path"])
     seeds = range(1 if args.quick else args.seeds)
+    queue = args.queue or params.annotations.queue
     t0 = time.perf_counter()
     print(f"{len(params.models)} models, seeds 0..{seeds.stop - 1}, field {FIELD}, the {args.posterior} posterior's "
-          "mean half-width in points")
+          f"mean half-width in points; real labels in the {queue} queue's order")
     print("| split | predictions | simulated labels (share) | " + " | ".join(f"{n} real" for n in args.counts) + " |")
     print("|---|---|---|" + "---|" * len(args.counts))
     for split in args.splits:
         riddles = split_riddles(demo, split, setting.riddles)
-        runs = [widths(params, riddles, split, seed, args.counts, args.posterior) for seed in seeds]
+        runs = [widths(params, riddles, split, seed, args.counts, args.posterior, queue) for seed in seeds]
         n_sim = sum(r[0] for r in runs) / len(runs)
         sim = sum(r[1] for r in runs) / len(runs)
         real = [sum(r[2][i] for r in runs) / len(runs) for i in range(len(args.counts))]

@@ -4,6 +4,7 @@ Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                      [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]]
+                                     [--order random|uncertain|width]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -27,6 +28,13 @@ computed for the share right (in the field) among the model's labelled predictio
 - `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
   predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
   spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline.
+
+`--order uncertain` keeps the labels in the annotation app's `uncertain` queue's order instead of at random: the
+latent-class model fitted on the file's verdicts alone (sideways.annotation_app.uncertain) scores every labelled
+prediction by p (1 - p), and each repeat keeps the round(share x labels) highest of all models together (ties by a
+coin seeded per repeat): what an annotator following the queue would have labelled first, among the predictions
+whose truth the file knows. `--order width` keeps the first labels the app's `width` queue serves one annotator whose
+labels are the file's (its coin seeded per repeat), among the same predictions.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -70,13 +78,16 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from sideways.annotation.log import Event  # noqa: E402
+from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
+from sideways.annotation_app.uncertain import uncertainty  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring import cascade, latent_class, latent_prior  # noqa: E402
-from sideways.scoring.calibration import score_models  # noqa: E402
+from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
 from sideways.testing.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
@@ -97,6 +108,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
+    p.add_argument("--order", default="random", choices=("random", "uncertain", "width"),
+                   help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
     p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
@@ -179,6 +192,43 @@ def population(path: str, split: str, min_labels: int, field: str = "both_correc
 def draw_labels(pop: Population, share: float, seed: int, s: int, r: int) -> pd.DataFrame:
     """The labels kept in repeat ``r`` of the ``s``-th share: :func:`keep_labels` seeded by (seed, s, r)."""
     return keep_labels(pop.labels, share, np.random.default_rng(np.random.SeedSequence([seed, s, r])))
+
+
+def queue_labels(labels: pd.DataFrame, scores: dict[tuple[str, str], float], share: float,
+                 rng: np.random.Generator) -> pd.DataFrame:
+    """round(share x labels) labels of all models together, the highest ``scores`` first, ties by ``rng``'s coin."""
+    k = max(1, round(share * len(labels)))
+    score = np.array([scores.get((r, m), 0.0) for r, m in zip(labels["riddle_id"], labels["model"], strict=True)])
+    first = np.lexsort((rng.random(len(labels)), -score))[:k]
+    return labels.iloc[np.sort(first)].reset_index(drop=True)
+
+
+def width_labels(pop: Population, share: float, seed: int) -> pd.DataFrame:
+    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``)."""
+    rows = pop.rows
+    bins = jury_bins(rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy())
+    pool = [Candidate(r, m, p, b) for r, m, p, b in zip(rows["riddle_id"], rows["model"], rows["provider"], bins,
+                                                         strict=True)]
+    truth = pop.labels.set_index(["riddle_id", "model"])
+    k = max(1, round(share * len(pop.labels)))
+    plan = Plan(seed, "real", len(pool), 0.0, policy="width", field=pop.field)
+    events: list[Event] = []
+    while len(events) < k:
+        c = next_item(plan, pool, events, "sim")
+        if c is None:
+            break
+        row = truth.loc[c.key]
+        events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
+                            {f"human_{f}": bool(row[f"human_{f}"]) for f in FIELDS if pd.notna(row[f"human_{f}"])}))
+    chosen = pd.DataFrame([e.item for e in events], columns=["riddle_id", "model"])
+    return pop.labels.merge(chosen, on=["riddle_id", "model"]).reset_index(drop=True)
+
+
+def kept_count(pop: Population, share: float, order: str) -> int:
+    """How many labels a repeat keeps at ``share`` in ``order``."""
+    if order in ("uncertain", "width"):
+        return max(1, round(share * len(pop.labels)))
+    return sum(max(1, round(share * n)) for n in pop.labels.groupby("model").size())
 
 
 def keep_labels(labels: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
@@ -294,12 +344,22 @@ def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str =
     return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0)
 
 
-def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str]) -> list[dict[str, Any]]:
-    """Every interval's tally per share over ``repeats`` seeded label draws."""
+def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
+            order: str = "random", split: str = "llm") -> list[dict[str, Any]]:
+    """Every interval's tally per share over ``repeats`` seeded label draws (``order``: random, or the uncertain
+    queue's first labels)."""
     tallies = {(name, share): Tally() for share in shares for name in names}
+    scores = (uncertainty(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=seed, split=split)
+              if order == "uncertain" else {})
     for s, share in enumerate(shares):
         for r in range(repeats):
-            kept = draw_labels(pop, share, seed, s, r)
+            if order == "width":
+                kept = width_labels(pop, share, seed + r)
+            elif order == "uncertain":
+                coin = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
+                kept = queue_labels(pop.labels, scores, share, coin)
+            else:
+                kept = draw_labels(pop, share, seed, s, r)
             _add_posteriors(pop, kept, seed, share, names, tallies)
             if {"latent", "latent-class", *VARIANTS} & set(names):
                 for name, by_model in latent_intervals(pop, kept, seed, f"{share}/{r}", names).items():
@@ -329,11 +389,12 @@ def _add_posteriors(pop: Population, kept: pd.DataFrame, seed: int, share: float
 def _print_rows(rows: list[dict[str, Any]]) -> None:
     """The figures as a Markdown table (with the half-width's ratio to the full jury's, under a cascade)."""
     ratio = any("width_ratio" in r for r in rows)
-    print("| interval | share | coverage % | se | mean half-width (points) |" + (" x full jury |" if ratio else "")
-          + " intervals | failed repeats |")
-    print("|---|---|---|---|---|" + ("---|" if ratio else "") + "---|---|")
+    print("| interval | share | labels | coverage % | se | mean half-width (points) |"
+          + (" x full jury |" if ratio else "") + " intervals | failed repeats |")
+    print("|---|---|---|---|---|---|" + ("---|" if ratio else "") + "---|---|")
     for r in rows:
-        print(f"| {r['interval']} | {r['share']:g} | {100 * r['coverage']:.1f} | {100 * r['coverage_se']:.1f} | "
+        print(f"| {r['interval']} | {r['share']:g} | {r.get('labels', '')} | {100 * r['coverage']:.1f} | "
+              f"{100 * r['coverage_se']:.1f} | "
               f"{r['half_width']:.2f} |" + (f" {r['width_ratio']:.2f} |" if ratio else "")
               + f" {r['intervals']} | {r['failed_repeats']} |")
 
@@ -347,8 +408,9 @@ def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[s
     print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}): "
           f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved)")
     width = {(r["interval"], r["share"]): r["half_width"] for r in full}
-    rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])]}
-            for r in measure(seen, shares, args.repeats, args.seed, names)]
+    rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])],
+                 "labels": kept_count(seen, r["share"], args.order)}
+            for r in measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)]
     _print_rows(rows)
     return {"order": list(order), "first": args.first, "unasked": args.unasked, "calls": calls,
             "full_calls": full_calls, "saved": saved, "rows": rows}
@@ -364,13 +426,15 @@ def main(argv: list[str] | None = None) -> int:
     pop = population(args.file, args.split, args.min_labels, args.field)
     print(f"{args.file}, {args.field}: {len(pop.truth)} models with >= {args.min_labels} labels "
           f"({', '.join(f'{m} {len(pop.labels[pop.labels.model == m])}' for m in sorted(pop.truth))}); "
-          f"{args.repeats} repeats, seed {args.seed}")
+          f"{args.repeats} repeats, seed {args.seed}, labels kept in {args.order} order")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     if args.cascade and args.full:
         rows = [r | {"failed_repeats": 0, "models": {}} for r in json.loads(Path(args.full).read_text())["rows"]
                 if not r.get("cascade")]
     else:
-        rows = measure(pop, shares, args.repeats, args.seed, names)
+        rows = measure(pop, shares, args.repeats, args.seed, names, args.order, args.split)
+    for r in rows:
+        r["labels"] = kept_count(pop, r["share"], args.order)
     _print_rows(rows)
     cascades = []
     if args.cascade:
@@ -386,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{seconds:.1f} s wall; load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
           f"({os.cpu_count()} cores)")
     if args.json:
-        keep = ("interval", "share", "coverage", "coverage_se", "half_width", "intervals", "cascade", "width_ratio")
+        keep = ("interval", "share", "labels", "coverage", "coverage_se", "half_width", "intervals", "cascade",
+                "width_ratio")
         write_json(args.json, {
             "default": CalibrationParams().posterior,
             "cascades": [{k: c[k] for k in ("order", "first", "unasked", "calls", "full_calls", "saved")}

@@ -1,6 +1,6 @@
 """The app's incremental state (:class:`Tally`, fed one line at a time by the store) answers what the
-whole-log functions answer: the next item under both queue policies, progress, agreement, the
-annotator's last event, on random logs of labels, skips and undos by several annotators."""
+whole-log functions answer: the next item under every queue policy (the uncertain one as its fits land),
+progress, agreement, the annotator's last event, on random logs of labels, skips and undos by several annotators."""
 
 from __future__ import annotations
 
@@ -42,9 +42,9 @@ def _record(who, action, c, a, j):
     return rec
 
 
-def _check(tally: Tally, replay: Replay, plan: Plan, pool: list[Candidate], held: list) -> None:
+def _check(tally: Tally, replay: Replay, plan: Plan, pool: list[Candidate], held: list, scores=None) -> None:
     events = replay.events()
-    assert tally.next(held) == next_item(plan, pool, events, "ana", held)
+    assert tally.next(held) == next_item(plan, pool, events, "ana", held, scores)
     assert tally.progress() == progress(plan, pool, events)
     assert tally.cells == cells(pool, State.of(events), plan.field)  # what the width queue's gains read
     assert tally.agreement() == agreement(events)
@@ -55,12 +55,15 @@ def _check(tally: Tally, replay: Replay, plan: Plan, pool: list[Candidate], held
 
 @settings(max_examples=60, deadline=None)
 @given(steps=steps, n=st.integers(1, 6), budget=st.integers(1, 30), double=st.sampled_from((0.0, 0.3, 1.0)),
-       policy=st.sampled_from(("width", "holes")), seed=st.integers(0, 3))
-def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, seed):
+       policy=st.sampled_from(("uncertain", "width", "holes")), seed=st.integers(0, 3),
+       levels=st.lists(st.sampled_from((0.0, 0.09, 0.21, 0.25)), min_size=24, max_size=24), refit=st.integers(1, 9))
+def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, seed, levels, refit):
     pool = _pool(n)
     plan = Plan(seed=seed, split="llm", budget=budget, double_share=double, policy=policy)
-    tally, replay, line = Tally(plan, pool, "ana"), Replay("t"), 0
-    _check(tally, replay, plan, pool, [])
+    fits = [{c.key: levels[(i + v) % len(levels)] for i, c in enumerate(pool)} for v in range(3)]
+    fit = [0]  # the uncertain queue's scores: a new fit lands every ``refit`` lines (it may come at any time)
+    tally, replay, line = Tally(plan, pool, "ana", lambda: (fit[0], fits[fit[0] % 3])), Replay("t"), 0
+    _check(tally, replay, plan, pool, [], fits[0])
     for who, action, i, a, j in steps:
         c = pool[i % len(pool)]
         rec = _record(who, action, c, a, j)
@@ -70,7 +73,8 @@ def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, se
             continue  # a line the log refuses (tests/annotation/test_label_log.py)
         line += 1
         tally.apply(*replay.feed(rec, line))
-        _check(tally, replay, plan, pool, [pool[(i + 1) % len(pool)].key])
+        fit[0] += line % refit == 0
+        _check(tally, replay, plan, pool, [pool[(i + 1) % len(pool)].key], fits[fit[0] % 3])
 
 
 def test_the_store_feeds_the_tally_and_a_replaced_file_starts_it_again(tmp_path):

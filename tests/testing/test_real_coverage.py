@@ -48,7 +48,7 @@ def test_it_runs_on_any_file_of_the_format_and_writes_the_issue_json(tmp_path, c
     assert data["default"] in {"v1", "hierarchical", "latent"}
     assert {r["interval"] for r in data["rows"]} == set(real_coverage.INTERVALS)
     for r in data["rows"]:
-        assert set(r) == {"interval", "share", "coverage", "coverage_se", "half_width", "intervals"}
+        assert set(r) == {"interval", "share", "labels", "coverage", "coverage_se", "half_width", "intervals"}
         assert r["share"] == 0.5
         if r["interval"] != "published":  # it may stop on an empty bin
             assert r["intervals"] == 2 * 4 and 0 <= r["coverage"] <= 1 and r["half_width"] >= 0
@@ -132,3 +132,35 @@ def test_a_cascade_is_measured_on_exactly_the_verdicts_it_would_have_asked(tmp_p
     cascaded_rows = [r for r in data["rows"] if r.get("cascade")]
     assert {r["interval"] for r in cascaded_rows} == {"v1", "latent"} and all(r["width_ratio"] > 0 for r in cascaded_rows)
     assert "judge calls (" in capsys.readouterr().out
+def test_the_uncertain_order_keeps_the_least_certain_labels_first(tmp_path, capsys):
+    """--order uncertain keeps round(share x labels) labels of all models together, the latent-class fit's least
+    certain first (ties by a seeded coin), and measures the same intervals on them."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    scores = {k: float(i % 5) for i, k in enumerate(zip(pop.labels["riddle_id"], pop.labels["model"], strict=True))}
+    kept = real_coverage.queue_labels(pop.labels, scores, 0.25, np.random.default_rng(0))
+    assert len(kept) == round(0.25 * len(pop.labels)) == real_coverage.kept_count(pop, 0.25, "uncertain")
+    kept_keys = set(zip(kept["riddle_id"], kept["model"], strict=True))
+    left = [v for k, v in scores.items() if k not in kept_keys]
+    assert min(scores[k] for k in kept_keys) >= max(left)  # the highest scores only
+    again = real_coverage.queue_labels(pop.labels, scores, 0.25, np.random.default_rng(0))
+    assert kept.equals(again)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.25", "--min-labels", "15",
+                               "--intervals", "latent", "--order", "uncertain", "--json", str(out)]) == 0
+    assert "labels kept in uncertain order" in capsys.readouterr().out
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["labels"] == len(kept) and row["intervals"] == 4
+
+
+def test_the_width_order_keeps_the_labels_the_app_serves_first(tmp_path):
+    """--order width: the first round(share x labels) labels the app's width queue serves, seeded, each once."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    kept = real_coverage.width_labels(pop, 0.25, 0)
+    assert len(kept) == real_coverage.kept_count(pop, 0.25, "width") == round(0.25 * len(pop.labels))
+    assert not kept.duplicated(["riddle_id", "model"]).any()
+    assert kept.equals(real_coverage.width_labels(pop, 0.25, 0))
+    assert set(kept.columns) == set(pop.labels.columns)

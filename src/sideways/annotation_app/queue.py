@@ -1,7 +1,9 @@
 """Which prediction an annotator labels next: a pure, seeded function of the labels so far.
 
-Two orders (``Plan.policy``, ``annotations.queue``). ``width``, the default: the prediction whose
-label is expected to narrow the leaderboard's posterior intervals most (:mod:`sideways.annotation_app.gain`),
+Three orders (``Plan.policy``, ``annotations.queue``). ``uncertain``: the prediction whose truth the
+latent-class model (the default interval's) is least sure of, by the scores of
+:mod:`sideways.annotation_app.uncertain`, then the coin below. ``width``: the prediction whose
+label is expected to narrow v1's posterior intervals most (:mod:`sideways.annotation_app.gain`),
 then the spread and the coin below. ``holes`` (the queue before issue 30), lowest key first, so
 that the labels serve the published calibration (docs/method.md §3-4):
 
@@ -20,7 +22,7 @@ either it already has a label or fewer than ``budget`` predictions are labelled.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -52,7 +54,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Plan:
     """The queue's settings: the seed and split draw the coins; budget and double share bound it;
-    ``policy`` orders it (``width`` or ``holes``), on the labels of ``field``."""
+    ``policy`` orders it (``uncertain``, ``width`` or ``holes``), on the labels of ``field``."""
 
     seed: int
     split: str
@@ -130,17 +132,21 @@ def eligible(plan: Plan, candidates: Sequence[Candidate], state: State, annotato
 
 
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
-              exclude: Iterable[ItemKey] = ()) -> Candidate | None:
-    """The next prediction for ``annotator``, or None when nothing is left for them."""
-    return next_from_state(plan, candidates, State.of(events), annotator, exclude)
+              exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
+    """The next prediction for ``annotator``, or None when nothing is left for them (``scores``: the
+    ``uncertain`` policy's, per prediction; absent ones count 0)."""
+    return next_from_state(plan, candidates, State.of(events), annotator, exclude, scores)
 
 
 def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
-                    exclude: Iterable[ItemKey] = ()) -> Candidate | None:
+                    exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
     """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
     pool = eligible(plan, candidates, state, annotator, exclude)
     if not pool:
         return None
+    if plan.policy == "uncertain":
+        return min(pool, key=lambda c: unsure_key(plan, state.count(c.key), (scores or {}).get(c.key, 0.0),
+                                                  annotator, c))
     if plan.policy == "width":
         return _widest(plan, candidates, state, pool, annotator)
     provider = {c.model: c.provider for c in candidates}
@@ -197,6 +203,12 @@ def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: lis
     best = min(key(c) for c in pool)
     tied = [c for c in pool if key(c) == best]
     return min(tied, key=lambda c: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
+
+
+def unsure_key(plan: Plan, count: int, score: float, annotator: str, c: Candidate) -> tuple[bool, float, int]:
+    """The ``uncertain`` order: unlabelled predictions first, the largest score first, then the coin (a pending
+    second label narrows nothing: calibration reads the first)."""
+    return (count > 0, 0.0 if count else -score, coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
 
 
 @lru_cache(maxsize=1 << 20)

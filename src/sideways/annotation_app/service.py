@@ -31,6 +31,7 @@ from sideways.annotation_app.items import Item
 from sideways.annotation_app.queue import Plan
 from sideways.annotation_app.store import LabelStore
 from sideways.annotation_app.tally import Tally
+from sideways.annotation_app.uncertain import Scores
 
 MAX_NOTE = 2000
 MAX_SESSIONS = 1000  # a script calling GET /api/next without its token opens a session each time
@@ -76,11 +77,12 @@ def _flag(body: Mapping[str, Any], field: str) -> bool:
 
 class LabelService:
     """Labels of ``annotator`` on ``items`` (one split), appended to ``store``. ``empty_bins_fail``:
-    the interval in use fails on an empty jury-score bin (the published one with ``empty_bin: error``)."""
+    the interval in use fails on an empty jury-score bin (the published one with ``empty_bin: error``).
+    ``scores``: the ``uncertain`` queue's (refitted in the background as labels come)."""
 
     def __init__(self, items: Sequence[Item], plan: Plan, store: LabelStore, annotator: str,
                  clock: Callable[[], str] = utc_now, monotonic: Callable[[], float] = time.monotonic,
-                 empty_bins_fail: bool = False) -> None:
+                 empty_bins_fail: bool = False, scores: Scores | None = None) -> None:
         self.items = {i.candidate.key: i for i in items}
         self.candidates = [i.candidate for i in items]
         self.plan, self.store, self.annotator, self.clock = plan, store, annotator, clock
@@ -90,7 +92,8 @@ class LabelService:
         self.keys = {v: k for k, v in self.ids.items()}
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
-        self.tally = Tally(plan, self.candidates, annotator)
+        self.scores = scores
+        self.tally = Tally(plan, self.candidates, annotator, None if scores is None else scores.current)
         store.subscribe(self.tally)
         store.sync()  # the whole log, once: from here on only what is appended is read
 
@@ -137,6 +140,8 @@ class LabelService:
             else:
                 others = [s.held for t, s in self.sessions.items()
                           if t != token and s.held is not None and now - s.seen < HOLD_S]
+                if self.scores is not None:
+                    self.scores.refresh(self.tally.n_labels, self._labels)
                 chosen = self.tally.next(others)
                 session.held = None if chosen is None else chosen.key
             session.pinned = None

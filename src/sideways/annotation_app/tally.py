@@ -7,6 +7,9 @@ so a request costs the same with 1,000 labels as with 50,000. It answers what
 :func:`~sideways.annotation_app.queue.next_item` and :func:`~sideways.annotation_app.queue.progress`
 answer from the whole log (the tests compare them on random logs):
 
+- the next prediction under the ``uncertain`` policy: unlabelled predictions wait in one heap ordered by
+  (the last fit's score, highest first; the coin), rebuilt only when a new fit lands (linear in the predictions,
+  never in the log); second labels in the per-model heaps below, by the coin;
 - the next prediction under the ``width`` policy: predictions wait in heaps ordered by the annotator's
   seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
   queue's choice is the best heap's first eligible entry; the ``holes`` policy runs on a
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +31,9 @@ from sideways.annotation.log import Event, ItemKey
 from sideways.annotation_app.gain import Cell, half_width_gains
 from sideways.annotation_app.queue import Bin, Candidate, Plan, State, coin, next_from_state, show_bin, wanted
 
+#: The ``uncertain`` policy's scores: (version, per-prediction score) of the last finished fit.
+ScoresNow = Callable[[], tuple[int, Mapping[ItemKey, float]]]
+
 #: Per field: pairs, pairs alike, first rater's "correct"s, second rater's "correct"s.
 _Sums = dict[str, list[int]]
 
@@ -35,17 +41,17 @@ _Sums = dict[str, list[int]]
 class _Heap:
     """Predictions by the annotator's coin; an entry whose prediction stopped qualifying is dropped when met."""
 
-    def __init__(self, entries: list[tuple[int, ItemKey]]) -> None:
+    def __init__(self, entries: list[tuple[Any, ItemKey]]) -> None:
         heapq.heapify(entries)
         self.entries = entries
         self.members = {key for _, key in entries}
 
-    def add(self, coin: int, key: ItemKey) -> None:
+    def add(self, coin: Any, key: ItemKey) -> None:
         if key not in self.members:
             self.members.add(key)
             heapq.heappush(self.entries, (coin, key))
 
-    def first(self, qualifies: Callable[[ItemKey], bool], held: set[ItemKey]) -> tuple[int, ItemKey] | None:
+    def first(self, qualifies: Callable[[ItemKey], bool], held: set[ItemKey]) -> tuple[Any, ItemKey] | None:
         """The lowest coin that qualifies and no other session holds (held entries stay)."""
         aside, found = [], None
         while self.entries:
@@ -64,10 +70,13 @@ class _Heap:
 
 
 class Tally:
-    """What the app shows and chooses from, for ``annotator`` on ``candidates`` under ``plan``."""
+    """What the app shows and chooses from, for ``annotator`` on ``candidates`` under ``plan`` (``scores``: the
+    ``uncertain`` policy's, :class:`~sideways.annotation_app.uncertain.Scores`' ``current``; none: every score 0)."""
 
-    def __init__(self, plan: Plan, candidates: Sequence[Candidate], annotator: str) -> None:
+    def __init__(self, plan: Plan, candidates: Sequence[Candidate], annotator: str,
+                 scores: ScoresNow | None = None) -> None:
         self.plan, self.annotator = plan, annotator
+        self.scores_now: ScoresNow = scores or (lambda: (0, {}))
         self.candidates = list(candidates)
         self.by_key = {c.key: c for c in self.candidates}
         self.coin = {c.key: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model) for c in self.candidates}
@@ -95,6 +104,9 @@ class Tally:
             per_cell.setdefault((c.model, c.bin), []).append((self.coin[c.key], c.key))
             self.second.setdefault(c.model, _Heap([]))
         self.fresh = {mb: _Heap(entries) for mb, entries in per_cell.items()}  # every prediction, none labelled yet
+        self.version: int | None = None  # the fit the unsure heap was built from
+        self.score: Mapping[ItemKey, float] = {}
+        self.unsure = _Heap([])
 
     # --- keeping up with the log
 
@@ -165,6 +177,8 @@ class Tally:
         count = self.count(key)
         if count == 0:
             self.fresh[(c.model, c.bin)].add(self.coin[key], key)
+            if self.version is not None:
+                self.unsure.add((-self.score.get(key, 0.0), self.coin[key]), key)
         elif count == 1 and wanted(self.plan, c) == 2:
             self.second[c.model].add(self.coin[key], key)
 
@@ -184,6 +198,8 @@ class Tally:
     def next(self, exclude: Iterable[ItemKey] = ()) -> Candidate | None:
         """The queue's next prediction for the annotator (``exclude``: held by other sessions)."""
         held = set(exclude)
+        if self.plan.policy == "uncertain":
+            return self._unsure(held)
         if self.plan.policy != "width":
             return next_from_state(self.plan, self.candidates, self.state(), self.annotator, held)
         gain = half_width_gains(self.cells)
@@ -204,6 +220,22 @@ class Tally:
                 return self.by_key[min(found)[1]]
             i += len(group)
         return None
+
+    def _unsure(self, held: set[ItemKey]) -> Candidate | None:
+        """The ``uncertain`` policy's next prediction: the open unlabelled one with the highest score, else a second
+        label."""
+        version, self.score = self.scores_now()
+        if version != self.version:  # a new fit: the heap again, over the predictions open now
+            self.version = version
+            self.unsure = _Heap([((-self.score.get(k, 0.0), self.coin[k]), k) for k in self.by_key
+                                 if self.count(k) == 0 and not self.seen[k]])
+        if self.started < self.plan.budget:
+            found = self.unsure.first(lambda k: self.count(k) == 0 and not self.seen[k], held)
+            if found is not None:
+                return self.by_key[found[1]]
+        seconds = [f for heap in self.second.values()
+                   if (f := heap.first(lambda k: self.count(k) == 1 and not self.seen[k], held)) is not None]
+        return self.by_key[min(seconds)[1]] if seconds else None
 
     def state(self) -> State:
         """The queue's :class:`State` of the log so far (the annotator's own events only in ``seen``)."""

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from sideways.annotation.agreement import agreement
+from sideways.annotation_app.audit_field import split_tables
 from sideways.annotation_app.items import Item, load_items, skipped
 from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
+from sideways.annotation_app.uncertain import Scores, fit_for
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table
 from sideways.artifacts.schema import RIDDLES, SPLITS
@@ -106,6 +108,15 @@ def run(args: argparse.Namespace) -> int:
     return print_stats(params, args.split)
 
 
+def queue_scores(params: Params, split: str, store: LabelStore) -> Scores | None:
+    """The ``uncertain`` queue's scores (a latent-class fit on the split's verdicts and labels so far), or None
+    under another queue."""
+    if params.annotations.queue != "uncertain":
+        return None
+    jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
+    return Scores(fit_for(jury, judgments, params.calibration.field, params.seed, split), store.events())
+
+
 def serve(params: Params, split: str, annotator: str, host: str, port: int, names: tuple[str, ...] = ()) -> int:
     import secrets
 
@@ -120,7 +131,7 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int, name
     store = LabelStore(label_file(split))
     store.events()  # a damaged label file stops here, naming the line, before anything is served
     service = LabelService(items, plan_for(params, split, items), store, annotator.strip(),
-                           empty_bins_fail=empty_bins_fail(params))
+                           empty_bins_fail=empty_bins_fail(params), scores=queue_scores(params, split, store))
     wildcard = host in WILDCARDS
     secret = secrets.token_urlsafe(18) if wildcard else ""  # only a wildcard bind needs one
     app = make_app(service, host, port, names, secret)

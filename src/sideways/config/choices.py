@@ -37,9 +37,10 @@ Backend = str
 """How a model or judge is run: a name of the backend table (:data:`sideways.config.backends.BACKENDS`),
 which is the one list of them (a new backend is one entry there, not a new literal here)."""
 
-QueuePolicy = Literal["width", "holes"]
-"""The annotation app's order: the label expected to narrow the posterior intervals most (issue 30),
-or empty jury-score bins first, then spread (the queue before it)."""
+QueuePolicy = Literal["uncertain", "width", "holes"]
+"""The annotation app's order: the predictions the latent-class model is least sure of first (made for the
+latent posterior), the label expected to narrow v1's posterior intervals most, or empty jury-score bins first,
+then spread."""
 QUEUE_POLICIES: tuple[QueuePolicy, ...] = get_args(QueuePolicy)
 
 JudgeKind = Literal["verdict", "l3score"]
