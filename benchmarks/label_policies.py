@@ -78,10 +78,15 @@ def order(policy: str, pool: list[Candidate], right: dict[tuple[str, str], bool]
         if c is None:
             break
         chosen.append(c)
-        ok = right[c.key]
-        events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
-                            {"human_answer_correct": ok, "human_justification_correct": ok}))
+        events.append(truth_label(c, right, len(events) + 1))
     return chosen
+
+
+def truth_label(c: Candidate, right: dict[tuple[str, str], bool], line: int) -> Event:
+    """The simulated annotator's label of ``c``: the truth, on both fields, as line ``line`` of the log."""
+    ok = right[c.key]
+    return Event("label", c.riddle_id, c.model, "sim", line,
+                 {"human_answer_correct": ok, "human_justification_correct": ok})
 
 
 def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
@@ -103,9 +108,7 @@ def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
         if c is None:
             break
         chosen.append(c)
-        ok = right[c.key]
-        events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
-                            {"human_answer_correct": ok, "human_justification_correct": ok}))
+        events.append(truth_label(c, right, len(events) + 1))
     return chosen
 
 
