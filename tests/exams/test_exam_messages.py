@@ -4,10 +4,12 @@ folder before any stage runs."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import yaml
 
-from helpers import project_params
+from helpers import ROOT, project_params
 from helpers.hub_exams import gpqa_rows, write_gpqa_csv
 from sideways.cli import main
 from sideways.config.hub_columns import PRESETS
@@ -60,6 +62,9 @@ def test_check_notices_a_missing_exam_file_or_dataset_folder(tmp_path, capsys, e
 
 def test_check_passes_a_hub_id_and_an_existing_folder(tmp_path, capsys):
     write_gpqa_csv(tmp_path / "data" / "exams" / "gpqa", n=2)
+    riddles = tmp_path / "data" / "riddles" / "demo.jsonl"  # sideways check also wants the riddles it names
+    riddles.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "riddles" / "demo.jsonl", riddles)
     params = _params(tmp_path, {"hub": {"source": "hf", "dataset": "Idavidrein/gpqa", "preset": "gpqa",
                                         "config": "gpqa_diamond", "split": "train"},
                                 "local": {"source": "hf", "dataset": "data/exams/gpqa", "preset": "gpqa",
