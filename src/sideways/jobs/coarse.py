@@ -220,7 +220,7 @@ def summary_lines(stage: str, reused: int, ran: Sequence[str], failed: Sequence[
         head += f", {len(failed)} failed"
     lines = wrap(head + ": ", ran) if 0 < len(ran) <= NAMED else [head]
     for name, provider, error in failed:
-        text = first_line(str(root_error(error))).removeprefix(f"{name}: ")  # the job is named once
+        text = (str(root_error(error)).strip().splitlines() or [""])[0].removeprefix(f"{name}: ")  # named once
         lines += textwrap.wrap(f"failed: {name} ({provider}): {text}", WIDTH, subsequent_indent="  ",
                                max_lines=ERROR_LINES, placeholder=" ...")
     if failed:

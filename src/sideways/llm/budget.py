@@ -77,6 +77,7 @@ class Budget:
     reserved: dict[str, float] = field(default_factory=dict)
     stopped: bool = False
     stopped_models: set[str] = field(default_factory=set)
+    reasons: dict[str, str] = field(default_factory=dict)  # why it stopped ("": the cap; a model: its cap)
     seen: list[float] = field(default_factory=lambda: [0.0, 0.0])  # answers' (actual, expected) USD so far
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -116,8 +117,9 @@ class Budget:
             capped = self.cap is not None or owner in self.per_model
             if worst is None and capped:
                 return f"{owner} has no price (an unknown price is not 0: add it under prices:)"
-            if self.stopped or owner in self.stopped_models:
-                return "sending stopped at the cap earlier in this run"
+            if self.stopped or owner in self.stopped_models:  # every later refusal says the first one's reason
+                why = self.reasons.get("" if self.stopped else owner, "")
+                return f"sending stopped at the cap earlier in this run: {why}"
             ratio = self._ratio()
             raw = expected if expected is not None and worst is not None else (worst or 0.0)
             realistic = min(worst or 0.0, raw * ratio)
@@ -129,9 +131,10 @@ class Budget:
                     return WAIT
                 self.stopped = True
                 rest = f", the rest of the run ${left:.6f} expected" if left is not None else ""
-                return (f"the evaluation has spent ${spent:.6f} (data/spend), this request may cost "
-                        f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over requests.max_cost_usd "
-                        f"${self.cap:.6f}; raise it to pay more")
+                self.reasons[""] = (f"the evaluation has spent ${spent:.6f} (data/spend), this request may cost "
+                                    f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
+                                    f"requests.max_cost_usd ${self.cap:.6f}; raise it to pay more")
+                return self.reasons[""]
             limit = self.per_model.get(owner)
             mine = self.before.get(owner, 0.0) + self.spent.get(owner, 0.0)
             mine_held = self.reserved.get(owner, 0.0)
@@ -141,9 +144,10 @@ class Budget:
                     return WAIT
                 self.stopped_models.add(owner)
                 rest = f", the rest of its run ${mine_left:.6f} expected" if mine_left is not None else ""
-                return (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend), this request may cost "
-                        f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
-                        f"requests.max_cost_usd_per_model.{owner} ${limit:.6f}; raise it to pay more")
+                self.reasons[owner] = (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend), this request "
+                                       f"may cost ${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
+                                       f"requests.max_cost_usd_per_model.{owner} ${limit:.6f}; raise it to pay more")
+                return self.reasons[owner]
             self.reserved[owner] = mine_held + (worst or 0.0)
             if self.remaining is not None and owner in self.remaining:
                 self.remaining[owner] = max(0.0, self.remaining[owner] - raw)

@@ -128,7 +128,8 @@ def _check_annotator(row: dict[str, Any], fail: Any) -> None:
         raise fail("annotator", "expected text (and text evidence)")
     if not isinstance(row["labels"], int) or isinstance(row["labels"], bool) or row["labels"] < 0:
         raise fail("labels", "expected a count")
-    if not isinstance(row["flagged"], list) or not all(f in LABEL_FIELDS for f in row["flagged"]):
+    flagged = row["flagged"]
+    if not isinstance(flagged, list) or not all(isinstance(f, str) and f in LABEL_FIELDS for f in flagged):
         raise fail("flagged", f"expected a list of {', '.join(LABEL_FIELDS)}")
     error = row["error"]
     if not isinstance(error, dict) or set(error) != set(LABEL_FIELDS):
