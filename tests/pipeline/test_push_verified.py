@@ -95,6 +95,17 @@ def killed_push(repo: Path, environ: dict[str, str], s3, after: int) -> None:
         proc.wait(30)
 
 
+
+def key_holding_clone(tmp_path: Path, origin: Path, name: str, s3) -> tuple[Path, dict[str, str]]:
+    """A fresh git clone of ``origin`` on machine ``name``: the endpoint's key in its .env, the remote's
+    credentials in its environment; (its folder, that environment)."""
+    repo = tmp_path / name / "repo"
+    run(tmp_path, "git", "clone", "-q", str(origin), str(repo), environ=machine(tmp_path, tmp_path / name / "home"))
+    (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
+    return repo, machine(repo, tmp_path / name / "home", AWS_ACCESS_KEY_ID=s3.access_key_id,
+                         AWS_SECRET_ACCESS_KEY=s3.secret_access_key)
+
+
 def test_a_push_is_finished_or_fails_and_a_clone_never_pays_silently(tmp_path):
     with FakeServer(Behaviour(expected_key=KEY)) as server, s3_server(tmp_path / "s3") as s3:
         a = new_repo(tmp_path / "a" / "repo", paid_models(server.base_url))
@@ -135,11 +146,7 @@ def test_a_push_is_finished_or_fails_and_a_clone_never_pays_silently(tmp_path):
         assert max(map(len, ours(proc.stderr, "sideways push:"))) <= 120
 
         # B: a fresh clone holding the key; the answers cannot be restored: it stops before sending
-        b = tmp_path / "b" / "repo"
-        run(tmp_path, "git", "clone", "-q", str(a), str(b), environ=machine(tmp_path, tmp_path / "b" / "home"))
-        (b / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
-        env_b = machine(b, tmp_path / "b" / "home", AWS_ACCESS_KEY_ID=s3.access_key_id,
-                        AWS_SECRET_ACCESS_KEY=s3.secret_access_key)
+        b, env_b = key_holding_clone(tmp_path, a, "b", s3)
         proc = make(b, "repro", environ=env_b, check=False)
         out = proc.stdout + proc.stderr
         assert server.fake.requests == paid, f"a clone paid silently:\n{out}"
@@ -152,11 +159,7 @@ def test_a_push_is_finished_or_fails_and_a_clone_never_pays_silently(tmp_path):
         delete(s3, {md5_key_of(out["md5"]) for stage in ("predict", "judge")
                     for out in yaml.safe_load((a / "dvc.lock").read_text())["stages"][stage]["outs"]
                     if out["md5"].endswith(".dir")})
-        c = tmp_path / "c" / "repo"
-        run(tmp_path, "git", "clone", "-q", str(a), str(c), environ=machine(tmp_path, tmp_path / "c" / "home"))
-        (c / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
-        env_c = machine(c, tmp_path / "c" / "home", AWS_ACCESS_KEY_ID=s3.access_key_id,
-                        AWS_SECRET_ACCESS_KEY=s3.secret_access_key)
+        c, env_c = key_holding_clone(tmp_path, a, "c", s3)
         proc = make(c, "repro", environ=env_c, check=False)
         out = proc.stdout + proc.stderr
         assert server.fake.requests == paid, f"a clone paid silently:\n{out}"

@@ -55,8 +55,8 @@ def register(sub: Subparsers) -> None:
 
 def paid_stages(params: Params) -> set[str]:
     """The stages that send requests someone pays for under ``params``."""
-    def paid(spec: Any) -> bool:
-        return not (spec.capabilities.simulated or spec.capabilities.replays)
+    def paid(spec: Any) -> bool:  # the backend table's word for it, as the dry run and sideways check read it
+        return bool(spec.capabilities.sends_requests)
 
     out = set()
     if any(paid(m) for m in params.models):
