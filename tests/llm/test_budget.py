@@ -30,10 +30,11 @@ def test_reserve_waits_for_what_is_in_flight_then_refuses_past_the_cap_and_stops
     assert isinstance(first, Ticket)
     assert b.reserve("m", 0.6) == WAIT  # it fits once the one in flight has settled
     b.settle(first, 0.7)
-    assert "spent $0.700000 (data/spend), this request may cost $0.600000 ($0.600000 expected): over " \
-        "requests.max_cost_usd $1.000000; raise it to pay more" in b.reserve("m", 0.6)
+    assert b.reserve("m", 0.6) == ("over requests.max_cost_usd $1.000000: the evaluation has spent $0.700000 "
+                                   "(data/spend), this request may cost $0.600000 ($0.600000 expected); raise it to pay more")
     again = b.reserve("m", 0.1)  # once stopped, stopped, and every later refusal says why
-    assert again.startswith("sending stopped at the cap earlier in this run: the evaluation has spent $0.700000")
+    assert again.startswith("stopped earlier in this run, over requests.max_cost_usd $1.000000: the evaluation has spent "
+                            "$0.700000")
     assert b.total_spent() == pytest.approx(0.7)
     assert "has no price" in Budget(cap=1.0).reserve("m", None)
     assert isinstance(Budget().reserve("m", None), Ticket)  # no cap: an unpriced model may send

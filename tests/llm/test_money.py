@@ -101,9 +101,11 @@ def test_the_ledger_settles_a_killed_runs_attempts_at_their_answer_or_worst_case
     a, b, c = one.reserve("m", "a" * 64, 0.5), one.reserve("m", "b" * 64, 0.25), one.reserve("n", "", 0.125)
     one.settle(a, 0.1)  # b: its answer reached the cache; c: nothing known (a timeout, then the kill)
     del c
+    assert not ledger.compact(path, {}.get)  # while its run appends, the file is left as it is
+    one.close()  # its process dies: the kernel drops its lock
     costs = {"b" * 64: 0.01}
     assert ledger.spent(tmp_path, costs.get) == pytest.approx({"m": 0.11, "n": 0.125})
-    ledger.compact(path, costs.get)
+    assert ledger.compact(path, costs.get)
     assert ledger.spent(tmp_path) == pytest.approx({"m": 0.11, "n": 0.125})  # the same, from one line a model
     assert len(path.read_text().splitlines()) == 2
     two = ledger.Ledger(path)
@@ -193,3 +195,57 @@ def test_a_killed_runs_journalled_answer_is_charged_what_it_cost_not_its_worst_c
     journal.write_bytes(encode(record) + b"\n")  # a dead run's journal: nobody holds its lock
     b = budget.open_budget("predict", settings, tmp_path)
     assert b.before == {"m": pytest.approx(0.02)} and not journal.exists()
+
+
+LIVE_RUN = """
+import sys, time
+from pathlib import Path
+from sideways.llm import ledger
+run = ledger.Ledger(Path(sys.argv[1]))
+run.settle(run.reserve("m", "", 0.5), 0.25)
+Path(sys.argv[2]).write_text("first")
+while not Path(sys.argv[3]).exists():
+    time.sleep(0.01)
+run.settle(run.reserve("m", "", 0.5), 0.125)  # appended after another process tried to compact the file
+"""
+
+
+def test_a_run_still_appending_in_another_process_loses_no_line_to_a_compaction(tmp_path):
+    """An orphaned stage (its shell killed, itself alive) and a restart: the restart's compaction must
+    not replace the file the orphan appends to, or what the orphan pays next is lost from the ledger."""
+    import subprocess
+    import sys
+
+    path = ledger.ledger_path("predict", tmp_path)
+    dead = ledger.Ledger(path)
+    dead.reserve("m", "", 1.0)  # a run killed long ago: its attempt is charged its worst case
+    dead.close()
+    first, go = tmp_path / "first", tmp_path / "go"
+    live = subprocess.Popen([sys.executable, "-c", LIVE_RUN, str(path), str(first), str(go)])
+    while not first.exists():
+        assert live.poll() is None, "the live run died"
+        time.sleep(0.01)
+    before = path.read_bytes()
+    assert not ledger.compact(path)  # the live run holds its lock: nothing is replaced
+    assert path.read_bytes() == before
+    go.touch()
+    assert live.wait(30) == 0
+    assert ledger.spent(tmp_path) == {"m": pytest.approx(1.0 + 0.25 + 0.125)}
+    assert ledger.compact(path)  # the live run has ended: now its lines become one a run
+    assert ledger.spent(tmp_path) == {"m": pytest.approx(1.375)} and len(path.read_text().splitlines()) == 2
+
+
+def test_a_budget_that_waited_for_another_run_counts_what_that_run_paid(tmp_path):
+    from sideways.config.requests import parse_requests
+
+    settings = parse_requests({"cache_dir": str(tmp_path / "cache"), "max_cost_usd": 1.0})
+    waiting = budget.open_budget("predict", settings, tmp_path)
+    mine = waiting.reserve("m", 0.1)
+    waiting.settle(mine, 0.1)  # its own attempt: in its ledger and in what it spent
+    other = budget.open_budget("predict", settings, tmp_path)  # another run, sending while this one waits
+    other.settle(other.reserve("m", 0.5), 0.5)
+    assert waiting.total_spent() == pytest.approx(0.1)
+    waiting.refresh()
+    assert waiting.total_spent() == pytest.approx(0.6)  # the other run's $0.50 counts, its own $0.10 once
+    refused = waiting.reserve("m", 0.5)
+    assert isinstance(refused, str) and "over requests.max_cost_usd $1.000000" in refused

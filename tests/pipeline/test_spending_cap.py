@@ -153,7 +153,8 @@ def test_a_kill_9_midway_then_a_restart_pays_no_more_than_the_cap_and_nothing_tw
         total = spent(repo)
         answers = sum(r["cost_usd"] for r in paid(repo))
         assert server.fake.requests > killed_at and restart.returncode != 0
-        assert answers <= total <= cap, (answers, total, cap)  # an attempt killed in flight counts its worst case
+        ledgers = {p.name: p.read_text() for p in (repo / "data/spend").glob("*.jsonl")}
+        assert answers <= total <= cap, (answers, total, cap, ledgers)  # an attempt killed in flight: its worst case
         # only the request in flight at the kill (concurrency 1) may be sent again: its answer never arrived
         assert sum(n - 1 for n in Counter(server.fake.by_body).values()) <= 1
         print(f"killed after {killed_at} requests; the restart stopped at ${total:.6f} of ${cap:.6f} "
@@ -161,7 +162,9 @@ def test_a_kill_9_midway_then_a_restart_pays_no_more_than_the_cap_and_nothing_tw
 
 
 def stage_process(root: int, script: str) -> int:
-    """The pid of the process running ``script`` among ``root``'s descendants."""
+    """The pid of the process running ``script`` among ``root``'s descendants: the deepest one, the
+    interpreter, not the ``sh -c`` DVC may wrap it in (dash does not exec; killing the shell would
+    leave the stage running as an orphan)."""
     parents = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -170,21 +173,26 @@ def stage_process(root: int, script: str) -> int:
             continue
         parents[int(stat.parent.name)] = int(fields[1])
 
-    def under(pid: int) -> bool:
+    def depth(pid: int) -> int | None:
+        """How far below ``root`` ``pid`` is (None: not below it)."""
+        n = 0
         while pid > 1:
             if pid == root:
-                return True
-            pid = parents.get(pid, 0)
-        return False
+                return n
+            pid, n = parents.get(pid, 0), n + 1
+        return None
 
+    found = []
     for pid in sorted(parents):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if under(pid) and script in cmdline:
-            return pid
-    raise AssertionError(f"no {script} under pid {root}")
+        if script in cmdline and (d := depth(pid)) is not None:
+            found.append((d, pid))
+    if not found:
+        raise AssertionError(f"no {script} under pid {root}")
+    return max(found)[1]
 
 
 def run_split(repo: Path) -> Path:

@@ -79,6 +79,7 @@ class Budget:
     stopped_models: set[str] = field(default_factory=set)
     reasons: dict[str, str] = field(default_factory=dict)  # why it stopped ("": the cap; a model: its cap)
     seen: list[float] = field(default_factory=lambda: [0.0, 0.0])  # answers' (actual, expected) USD so far
+    reread: Callable[[], dict[str, float]] | None = None  # ``before`` read again (the ledgers), without this run
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -89,6 +90,14 @@ class Budget:
         """What the evaluation has paid, this process included."""
         with self._lock:
             return sum(self.before.values()) + sum(self.spent.values())
+
+    def refresh(self) -> None:
+        """Read what the evaluation spent before again: another run sent while this one waited for the
+        request cache (:mod:`sideways.llm.paidlock`), and what it paid counts against the same cap."""
+        if self.reread is not None:
+            before = self.reread()
+            with self._lock:
+                self.before = before
 
     def spent_here(self) -> float:
         """What this process has paid."""
@@ -119,7 +128,7 @@ class Budget:
                 return f"{owner} has no price (an unknown price is not 0: add it under prices:)"
             if self.stopped or owner in self.stopped_models:  # every later refusal says the first one's reason
                 why = self.reasons.get("" if self.stopped else owner, "")
-                return f"sending stopped at the cap earlier in this run: {why}"
+                return f"stopped earlier in this run, {why}"
             ratio = self._ratio()
             raw = expected if expected is not None and worst is not None else (worst or 0.0)
             realistic = min(worst or 0.0, raw * ratio)
@@ -131,9 +140,9 @@ class Budget:
                     return WAIT
                 self.stopped = True
                 rest = f", the rest of the run ${left:.6f} expected" if left is not None else ""
-                self.reasons[""] = (f"the evaluation has spent ${spent:.6f} (data/spend), this request may cost "
-                                    f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
-                                    f"requests.max_cost_usd ${self.cap:.6f}; raise it to pay more")
+                self.reasons[""] = (f"over requests.max_cost_usd ${self.cap:.6f}: the evaluation has spent "
+                                    f"${spent:.6f} (data/spend), this request may cost ${worst or 0.0:.6f} "
+                                    f"(${realistic:.6f} expected){rest}; raise it to pay more")
                 return self.reasons[""]
             limit = self.per_model.get(owner)
             mine = self.before.get(owner, 0.0) + self.spent.get(owner, 0.0)
@@ -144,9 +153,9 @@ class Budget:
                     return WAIT
                 self.stopped_models.add(owner)
                 rest = f", the rest of its run ${mine_left:.6f} expected" if mine_left is not None else ""
-                self.reasons[owner] = (f"{owner} has spent ${mine:.6f} (every paid stage, data/spend), this request "
-                                       f"may cost ${worst or 0.0:.6f} (${realistic:.6f} expected){rest}: over "
-                                       f"requests.max_cost_usd_per_model.{owner} ${limit:.6f}; raise it to pay more")
+                self.reasons[owner] = (f"over requests.max_cost_usd_per_model.{owner} ${limit:.6f}: {owner} has spent "
+                                       f"${mine:.6f} (every paid stage, data/spend), this request may cost "
+                                       f"${worst or 0.0:.6f} (${realistic:.6f} expected){rest}; raise it to pay more")
                 return self.reasons[owner]
             self.reserved[owner] = mine_held + (worst or 0.0)
             if self.remaining is not None and owner in self.remaining:
@@ -254,9 +263,11 @@ def open_budget(stage: str, settings: RequestSettings, root: Path = Path("."),
     recover(cache)  # a killed run's journalled answers become records first: their attempts cost what they did
     lookup = ledger.answer_cost(cache)
     path = ledger.ledger_path(stage, root)
-    ledger.compact(path, lookup)
+    ledger.compact(path, lookup)  # left as it is while another run of the stage still appends to it
+    mine = ledger.Ledger(path)
     return Budget(settings.max_cost_usd, dict(settings.max_cost_usd_per_model), before=ledger.spent(root, lookup),
-                  ledger=ledger.Ledger(path), remaining=remaining, seen=list(ledger.observed(root)))
+                  ledger=mine, remaining=remaining, seen=list(ledger.observed(root)),
+                  reread=lambda: ledger.spent(root, ledger.answer_cost(cache), besides=mine.run))
 
 
 def finish() -> None:

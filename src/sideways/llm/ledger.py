@@ -16,13 +16,18 @@ lines per run.
 
 The ledger is tracked in git (not a DVC output: a DVC output is removed before its stage runs, and
 a killed run's spend must survive it), so a clone of the commit carries what was paid, and
-``.gitattributes`` merges two branches' ledgers by union (every line names its run). Reading is
+``.gitattributes`` merges two branches' ledgers by union (every line names its run). A run appending
+holds a shared ``flock`` on the file until it closes; :func:`compact` takes it exclusively or leaves
+the file alone, so a run still sending (an orphaned stage whose shell was killed, a stage run by
+hand) never appends to a file that compaction has replaced. Reading is
 strict: a line that is not a ledger line stops the stage with one line naming file and line (a
 torn last line, from a crash mid-write, is ignored: it reserved nothing that was sent).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import math
 import os
@@ -143,15 +148,17 @@ def _attempt_cost(entry: dict[str, Any], settled: float | None, lookup: Lookup) 
 
 
 def spent(root: Path = Path("."), lookup: Lookup = lambda key: None,
-          stages: Iterable[str] = PAID_STAGES) -> dict[str, float]:
-    """USD the evaluation has paid per model (a judge's requests count for the model it grades)."""
+          stages: Iterable[str] = PAID_STAGES, besides: str | None = None) -> dict[str, float]:
+    """USD the evaluation has paid per model (a judge's requests count for the model it grades);
+    ``besides``: a run of this process whose attempts its budget counts already (left out)."""
     total: dict[str, float] = defaultdict(float)
     for stage in stages:
         summaries, reserved, settled, _ = _read(ledger_path(stage, root))
         for s in summaries:
             total[s["model"]] += s["usd"]
         for rid, entry in reserved.items():
-            total[entry["model"]] += _attempt_cost(entry, settled.get(rid), lookup)
+            if besides is None or rid.rsplit("-", 1)[0] != besides:
+                total[entry["model"]] += _attempt_cost(entry, settled.get(rid), lookup)
     return dict(total)
 
 
@@ -167,8 +174,29 @@ def observed(root: Path = Path("."), stages: Iterable[str] = PAID_STAGES) -> tup
     return actual, expected
 
 
-def compact(path: Path, lookup: Lookup = lambda key: None) -> None:
-    """Replace the attempt lines of finished or dead runs by one line per run and model (atomic)."""
+def compact(path: Path, lookup: Lookup = lambda key: None) -> bool:
+    """Replace the attempt lines of finished or dead runs by one line per run and model (atomic);
+    False, the file left as it is, while a run still appends to it (it holds its shared lock)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SchemaError(f"{path}: a symbolic link, not a ledger: remove it (a run never follows it)") from None
+        raise
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        _compact(path, lookup)  # the lock is held until the new file has replaced the old one
+        return True
+    finally:
+        os.close(fd)
+
+
+def _compact(path: Path, lookup: Lookup) -> None:
     summaries, reserved, settled, answered = _read(path)
     if not reserved:
         return
@@ -207,11 +235,30 @@ class Ledger:
             if self._closed:
                 raise RuntimeError(f"{self.path}: the ledger is closed")
             if self._fd is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                   0o644)
+                self._fd = self._open()
             while data:
                 data = data[os.write(self._fd, data):]
+
+    def _open(self) -> int:
+        """The ledger file, opened for appends with its shared lock held: :func:`compact` leaves it alone
+        from then on. Opened again when compaction replaced the file between the open and the lock."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise SchemaError(f"{self.path}: a symbolic link, not a ledger: remove it (a run never "
+                                      "follows it)") from None
+                raise
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            try:
+                current = os.stat(self.path, follow_symlinks=False).st_ino
+            except FileNotFoundError:
+                current = -1
+            if current == os.fstat(fd).st_ino:
+                return fd
+            os.close(fd)
 
     def reserve(self, model: str, key: str, worst: float | None, expected: float = 0.0) -> str:
         """Record an attempt about to be sent; its id, for :meth:`settle`."""

@@ -175,8 +175,10 @@ async def run_calls(
     if plan.first is None:
         return plan.results()
     with sending(cache.root, options.desc or "requests") as waited:  # one run sends through a cache at a time
-        if waited:  # another run sent meanwhile: what it paid for is cached now
+        if waited:  # another run sent meanwhile: what it paid for is cached now, and counts against the cap
             recover(cache)
+            if options.meter is not None:
+                options.meter.budget.refresh()
             plan = _Plan(calls, cache)
             if plan.first is None:
                 return plan.results()
