@@ -3,6 +3,7 @@ git + DVC project of simulated tables: one commit, then one judge's answer verdi
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -40,6 +41,16 @@ def test_diff_names_the_judge_whose_rates_changed(tmp_path, monkeypatch, capsys)
     assert named[0].startswith("judge changed on llm: judge-mistral: ")
     assert "answer specificity" in out.split(named[0])[1].split("judges")[0] or "answer specificity" in named[0]
     assert all(len(line) <= 120 for line in out.splitlines())
+    # the same judge, with the same figures, in the JSON and the Markdown views
+    assert main(["diff", "HEAD", "workspace", "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["judges"]["llm"]
+    assert {m["judge"] for m in moves} == {"judge-mistral"}
+    first = next(m for m in moves if (m["field"], m["measure"]) == ("answer", "specificity"))
+    assert f"answer specificity {first['a'][0]:.2f} [{first['a'][1]:.2f}, {first['a'][2]:.2f}] -> " in " ".join(out.split())
+    assert all(m["b"][1] > m["a"][2] or m["b"][2] < m["a"][1] for m in moves)  # intervals apart, every one
+    assert main(["diff", "HEAD", "workspace", "--md"]) == 0
+    md = capsys.readouterr().out
+    assert [x for x in md.splitlines() if x.startswith("- judge changed on llm: judge-mistral: ")], md
 
 
 def test_no_judge_named_when_nothing_changed(tmp_path, monkeypatch, capsys):
@@ -49,6 +60,8 @@ def test_no_judge_named_when_nothing_changed(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "judges on llm: no judge's rates moved beyond their 95% intervals" in out
     assert "judge changed" not in out
+    assert main(["diff", "workspace", "workspace", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["judges"] == {"llm": []}
 
 
 def test_changed_judges_reads_only_intervals_apart():

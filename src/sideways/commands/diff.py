@@ -22,7 +22,7 @@ import pandas as pd
 from sideways.artifacts import paths
 from sideways.artifacts.schema import SPLITS
 from sideways.commands import Subparsers
-from sideways.commands.judge_diff import judge_lines
+from sideways.commands.judge_diff import judge_changes, judge_lines, judge_notes
 from sideways.commands.revisions import PUSH_HINT, WORKSPACE, Unavailable, read_files
 from sideways.config.exam import EXAM_KEY
 from sideways.config.params import MODEL_KEY
@@ -274,23 +274,24 @@ def _item_lines(ch: Changes, items: bool) -> list[str]:
     return out
 
 
-def render_md(ch: Changes, a: str, b: str, items: bool) -> str:
+def render_md(ch: Changes, a: str, b: str, items: bool, judges: list[str] | None = None) -> str:
     lines = [f"**sideways diff** `{a}` → `{b}` (paired 95% intervals, Benjamini-Hochberg verdicts)", "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(r)) + " |" for r in ch.rows]
-    extra = cluster_notes(ch) + _item_lines(ch, items) + [f"not compared: {p}" for p in ch.problems]
+    extra = cluster_notes(ch) + _item_lines(ch, items) + (judges or []) + [f"not compared: {p}" for p in ch.problems]
     return "\n".join(lines + ([""] + [f"- {e}" for e in extra] if extra else [])) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
     ch = compare(args.a, args.b, seed=args.seed, replicates=args.replicates, riddles=args.riddles)
+    judges = judge_changes(args.a, args.b, args.seed)  # the same judge audit in every view
     if args.json:
-        print(json.dumps({"a": args.a, "b": args.b, "rows": ch.rows, "not_compared": ch.problems},
+        print(json.dumps({"a": args.a, "b": args.b, "rows": ch.rows, "not_compared": ch.problems, "judges": judges},
                          indent=2, sort_keys=True, allow_nan=False, default=_json_default))
     elif args.md:
-        print(render_md(ch, args.a, args.b, args.items), end="")
+        print(render_md(ch, args.a, args.b, args.items, judge_notes(judges)), end="")
     else:
-        print(render_text(ch, args.a, args.b, args.items) + judge_lines(args.a, args.b, args.seed), end="")
+        print(render_text(ch, args.a, args.b, args.items) + judge_lines(judges), end="")
     if ch.unavailable:
         print(f"sideways diff: {len(ch.unavailable)} table(s) of these versions are in neither DVC's cache nor "
               "the remote (named above);", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -49,28 +50,53 @@ def version_rates(rev: str, split: str, seed: int) -> pd.DataFrame | None:
     return audit[audit["group"] == "all"]
 
 
-def changed_judges(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
-    """One phrase per judge in both whose intervals do not overlap on some (field, measure), naming them."""
+def judge_moves(a: pd.DataFrame, b: pd.DataFrame) -> list[dict[str, Any]]:
+    """One record per (judge, field, measure) in both versions whose 95% intervals do not overlap:
+    ``{"judge", "field", "measure", "a": [estimate, lo, hi], "b": [...]}``, sorted by judge."""
     keys = ["judge", "field", "measure"]
     both = a.merge(b, on=keys, suffixes=("_a", "_b"))
-    apart = both[(both["lo_b"] > both["hi_a"]) | (both["hi_b"] < both["lo_a"])]
+    apart = both[(both["lo_b"] > both["hi_a"]) | (both["hi_b"] < both["lo_a"])].sort_values(keys, kind="stable")
+    return [{"judge": str(r["judge"]), "field": str(r["field"]), "measure": str(r["measure"]),
+             "a": [float(r["estimate_a"]), float(r["lo_a"]), float(r["hi_a"])],
+             "b": [float(r["estimate_b"]), float(r["lo_b"]), float(r["hi_b"])]} for r in apart.to_dict("records")]
+
+
+def _phrases(moves: list[dict[str, Any]]) -> list[str]:
+    """One phrase per judge: its moves, ``field measure est [lo, hi] -> est [lo, hi]``."""
     out = []
-    for judge, rows in apart.groupby("judge", sort=True):
-        moves = ", ".join(f"{r.field} {r.measure} {r.estimate_a:.2f} [{r.lo_a:.2f}, {r.hi_a:.2f}] -> "
-                          f"{r.estimate_b:.2f} [{r.lo_b:.2f}, {r.hi_b:.2f}]" for r in rows.itertuples())
-        out.append(f"{judge}: {moves}")
+    for judge in sorted({m["judge"] for m in moves}):
+        out.append(f"{judge}: " + ", ".join(
+            f"{m['field']} {m['measure']} {m['a'][0]:.2f} [{m['a'][1]:.2f}, {m['a'][2]:.2f}] -> "
+            f"{m['b'][0]:.2f} [{m['b'][1]:.2f}, {m['b'][2]:.2f}]" for m in moves if m["judge"] == judge))
     return out
 
 
-def judge_lines(a: str, b: str, seed: int) -> str:
-    """The diff's lines about judges: one per (split, changed judge), or one saying none changed."""
-    lines = []
+def changed_judges(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
+    """One phrase per judge in both whose intervals do not overlap on some (field, measure), naming them."""
+    return _phrases(judge_moves(a, b))
+
+
+def judge_changes(a: str, b: str, seed: int) -> dict[str, list[dict[str, Any]]]:
+    """Per split whose judges both versions let the audit read: the judges' moves (empty: none moved)."""
+    out = {}
     for split in SPLITS:
         ra, rb = version_rates(a, split, seed), version_rates(b, split, seed)
-        if ra is None or rb is None:
-            continue
-        named = changed_judges(ra, rb)
-        lines += [w for n in named for w in textwrap.wrap(f"judge changed on {split}: {n}", 120,
-                                                          subsequent_indent="    ", break_long_words=False)] or [
+        if ra is not None and rb is not None:
+            out[split] = judge_moves(ra, rb)
+    return out
+
+
+def judge_notes(changes: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The diff's sentences about judges: one per (split, changed judge), or one a split saying none changed."""
+    notes = []
+    for split, moves in changes.items():
+        notes += [f"judge changed on {split}: {n}" for n in _phrases(moves)] or [
             f"judges on {split}: no judge's rates moved beyond their 95% intervals"]
+    return notes
+
+
+def judge_lines(changes: dict[str, list[dict[str, Any]]]) -> str:
+    """:func:`judge_notes` wrapped at 120 columns, for the terminal."""
+    lines = [w for note in judge_notes(changes)
+             for w in textwrap.wrap(note, 120, subsequent_indent="    ", break_long_words=False)]
     return "".join(line + "\n" for line in lines)
