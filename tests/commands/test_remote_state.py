@@ -42,5 +42,7 @@ def test_the_simulated_default_pays_in_no_stage_and_a_real_model_or_judge_does()
              "provider": "local", "name": "m"}
     params["models"] = {**params["models"], "local-m": {**local, "n_hints": 0}}
     assert paid_stages(parse_params(params)) == {"predict"}
-    params["jury"]["pool"]["judge-x"] = {**local, "provider": "judgeco"}
-    assert paid_stages(parse_params(params)) == {"predict", "judge"}
+    params["jury"]["pool"]["judge-x"] = {**local, "provider": "judgeco"}  # last of the pool: no panel asks it
+    assert paid_stages(parse_params(params)) == {"predict"}
+    params["jury"]["pool"] = {"judge-x": {**local, "provider": "judgeco"}, **params["jury"]["pool"]}
+    assert paid_stages(parse_params(params)) == {"predict", "judge"}  # first of the pool: every panel asks it

@@ -32,6 +32,7 @@ from sideways.commands.remote_state import (
     summary,
 )
 from sideways.config.params import Params, load_params
+from sideways.config.preflight import used_judges
 
 #: Set to 1 to let a stage pay again for locked outputs that cannot be restored.
 PAY_AGAIN = "SIDEWAYS_PAY_AGAIN"
@@ -61,7 +62,7 @@ def paid_stages(params: Params) -> set[str]:
     out = set()
     if any(paid(m) for m in params.models):
         out.add("predict")
-    if any(paid(j) for j in params.jury.pool):
+    if any(paid(j) for j in used_judges(params)):  # a paid judge no panel asks sends nothing
         out.add("judge")
     if params.extractor is not None and paid(params.extractor):
         out.add("extract")

@@ -97,15 +97,20 @@ def capped_prices(params: Params, root: Path) -> str | None:
     return None
 
 
+def used_judges(params: Params) -> list[JudgeSpec]:
+    """The judges of the pool some model's panel or some exam uses: the ones that will be asked."""
+    used = {j.key for m in params.models for j in params.jury.panel(m.provider)}
+    for key, spec in params.exams.items():
+        used |= {j.key for m in params.models_taking(key) for j in params.jury.first_judges(m.provider, spec.judges)}
+    return [j for j in params.jury.pool if j.key in used]
+
+
 def _specs(params: Params) -> Iterator[tuple[str, ModelSpec | JudgeSpec]]:
     """Every model, the extractor, and every judge some panel or exam uses, with its key path."""
     yield from ((f"models.{m.key}", m) for m in params.models)
     if params.extractor is not None:
         yield "riddles.extract", params.extractor
-    used = {j.key for m in params.models for j in params.jury.panel(m.provider)}
-    for key, spec in params.exams.items():
-        used |= {j.key for m in params.models_taking(key) for j in params.jury.first_judges(m.provider, spec.judges)}
-    yield from ((f"jury.pool.{j.key}", j) for j in params.jury.pool if j.key in used)
+    yield from ((f"jury.pool.{j.key}", j) for j in used_judges(params))
 
 
 #: Every check :func:`check_project` runs after the schema, in this order (``sideways check``).
