@@ -19,6 +19,7 @@ from sideways.scoring.costs import (
     cost_table,
     design_lines,
     design_summary,
+    exam_costs,
     labels_line,
     model_costs,
     sample_saved,
@@ -151,3 +152,15 @@ def test_any_priced_tables_give_finite_figures_that_add_up(p_rows, j_rows):
         assert c.answers + c.verdicts == int((p["model"] == c.model).sum() + (j["model"] == c.model).sum())
     assert sum(c.total_usd for c in costs) == pytest.approx(p["cost_usd"].fillna(0).sum() + j["cost_usd"].fillna(0).sum())
     assert max(map(len, cost_table(costs))) <= 120
+
+
+def test_an_exam_costs_its_replies_and_grades_and_a_sampled_model_saved_the_questions_it_was_not_asked():
+    items = pd.DataFrame({"item_id": [f"q{i}" for i in range(10)]})
+    replies = pd.DataFrame({"item_id": [f"q{i}" for i in range(10)] + ["q0", "q1"],
+                            "model": ["full"] * 10 + ["sampled"] * 2, "cost_usd": [0.01] * 10 + [0.02, 0.02]})
+    grades = pd.DataFrame({"item_id": ["q0", "q1"], "model": ["sampled"] * 2, "judge": "j", "cost_usd": [0.01, 0.01]})
+    full, sampled = exam_costs("x", items, replies, grades, ["full", "sampled"])
+    assert full.saved == () and full.full_usd == pytest.approx(0.1)  # asked every question: no sample
+    assert sampled.total_usd == pytest.approx(0.06)
+    assert sampled.saved == (Saved("exams.x.sample", 8, pytest.approx(0.24)),)  # 8 more at $0.03 each
+    assert sampled.full_usd == pytest.approx(0.3)

@@ -173,6 +173,18 @@ def split_costs(params: Params, split: str, predictions: pd.DataFrame, judgments
     return with_saved(costs, cascade_saved(judgments, {k: (f, t) for k, (f, t) in escalation.items()}, free))
 
 
+def exam_costs(exam: str, items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.DataFrame,
+               models: Sequence[str]) -> list[ModelCost]:
+    """Each of ``models`` on exam ``exam``: its replies (``predictions``) and their grades, and, for a model asked
+    fewer than the exam's ``items`` (a sampled exam), the questions it was not asked (:func:`sample_saved`, as
+    ``exams.<exam>.sample``)."""
+    costs = model_costs(predictions, grades, models, f"exam {exam}")
+    asked = predictions.groupby("model")["item_id"].nunique()
+    fewer = {m: int(asked.get(m, 0)) for m in models if m in asked.index and int(asked[m]) < len(items)}
+    saved = sample_saved(f"exams.{exam}.sample", len(items), fewer, {c.model: c.total_usd for c in costs})
+    return with_saved(costs, saved)
+
+
 def _money(value: float | None) -> str:
     return "$?" if value is None else f"${value:,.4f}"
 
