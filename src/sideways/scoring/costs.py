@@ -70,18 +70,33 @@ class ModelCost:
     judge_usd: float
     answers: int
     verdicts: int
-    unpriced: int  # answers and verdicts without a cost (no price, or a backend that reports no usage)
+    predict_unpriced: int  # answers without a cost (no price, or a backend that reports no usage)
+    judge_unpriced: int  # verdicts without a cost
     saved: tuple[Saved, ...] = field(default=())
+
+    @property
+    def unpriced(self) -> int:
+        return self.predict_unpriced + self.judge_unpriced
 
     @property
     def total_usd(self) -> float:
         return self.predict_usd + self.judge_usd
 
+    def known(self, part: str) -> bool:
+        """Whether ``part`` (``predict``, ``judge`` or ``total``) has a cost: False when it has rows and none is
+        priced (shown ``-``, as the exam's ``cost $`` column shows it), True otherwise (unpriced rows add 0)."""
+        rows, unpriced = {"predict": (self.answers, self.predict_unpriced),
+                          "judge": (self.verdicts, self.judge_unpriced),
+                          "total": (self.answers + self.verdicts, self.unpriced)}[part]
+        return not rows or unpriced < rows
+
     @property
     def full_usd(self) -> float | None:
-        """What the full design would have cost (None: a mechanism's saving is unknown)."""
+        """What the full design would have cost (None: the results or a mechanism's saving have no known cost)."""
         extra = [s.usd for s in self.saved]
-        return None if any(x is None for x in extra) else self.total_usd + sum(x for x in extra if x is not None)
+        if not self.known("total") or any(x is None for x in extra):
+            return None
+        return self.total_usd + sum(x for x in extra if x is not None)
 
 
 def _usage(table: pd.DataFrame, by: str, where: str) -> dict[str, tuple[float, int, int]]:
@@ -103,7 +118,7 @@ def model_costs(predictions: pd.DataFrame, judgments: pd.DataFrame, models: Sequ
     out = []
     for m in models:
         p, j = answered.get(m, (0.0, 0, 0)), judged.get(m, (0.0, 0, 0))
-        out.append(ModelCost(m, p[0], j[0], p[1], j[1], p[2] + j[2]))
+        out.append(ModelCost(m, p[0], j[0], p[1], j[1], p[2], j[2]))
     return out
 
 
@@ -189,6 +204,10 @@ def _money(value: float | None) -> str:
     return "$?" if value is None else f"${value:,.4f}"
 
 
+def _part(c: ModelCost, part: str, value: float) -> str:
+    return _money(value) if c.known(part) else "-"
+
+
 def _saved_cell(s: Saved | None) -> str:
     return "" if s is None else f"{s.requests:,} calls {_money(s.usd)}"
 
@@ -200,15 +219,17 @@ def mechanisms(costs: Sequence[ModelCost]) -> list[str]:
 
 def cost_table(costs: Sequence[ModelCost], indent: str = "  ") -> list[str]:
     """The cost table of one benchmark: per model, answers, verdicts, total, one ``saved`` column per mechanism and
-    the full design; then the sum over models. Columns as wide as their cells, no line over 120 columns (the model
-    column takes what is left, at least 12)."""
+    the full design (``-``: no row priced; ``$?``: a saving of unknown cost); then the sum over models. Columns as
+    wide as their cells, no line over 120 columns (the model column takes what is left, at least 12)."""
     names = mechanisms(costs)
     total = ModelCost("all models", sum(c.predict_usd for c in costs), sum(c.judge_usd for c in costs),
-                      sum(c.answers for c in costs), sum(c.verdicts for c in costs), sum(c.unpriced for c in costs),
+                      sum(c.answers for c in costs), sum(c.verdicts for c in costs),
+                      sum(c.predict_unpriced for c in costs), sum(c.judge_unpriced for c in costs),
                       tuple(Saved(m, sum(s.requests for c in costs for s in c.saved if s.mechanism == m),
                                   _sum([s.usd for c in costs for s in c.saved if s.mechanism == m])) for m in names))
     heads = ["model", "answers", "verdicts", "total", *[f"{m} saved" for m in names], "full design"]
-    rows = [[c.model, _money(c.predict_usd), _money(c.judge_usd), _money(c.total_usd),
+    rows = [[c.model, _part(c, "predict", c.predict_usd), _part(c, "judge", c.judge_usd),
+             _part(c, "total", c.total_usd),
              *[_saved_cell(next((s for s in c.saved if s.mechanism == m), None)) for m in names],
              _money(c.full_usd)] for c in [*costs, total]]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
@@ -249,13 +270,15 @@ def design_lines(requests: int, cost: float | None, savings: Sequence[Saved]) ->
 
 
 def design_summary(costs: Sequence[ModelCost], labels: int) -> dict[str, Any]:
-    """The report's data for one benchmark: each model's cost and savings (USD rounded to 6 decimals), the label
-    count."""
+    """The report's data for one benchmark: each model's cost and savings (USD rounded to 6 decimals; None where
+    :meth:`ModelCost.known` says there is none), the label count."""
     def r(v: float | None) -> float | None:
         return None if v is None else round(v, 6)
 
     return {"mechanisms": mechanisms(costs), "labels": int(labels),
-            "models": [{"model": c.model, "predict_usd": r(c.predict_usd), "judge_usd": r(c.judge_usd),
-                        "total_usd": r(c.total_usd), "unpriced": c.unpriced, "full_usd": r(c.full_usd),
+            "models": [{"model": c.model, "predict_usd": r(c.predict_usd if c.known("predict") else None),
+                        "judge_usd": r(c.judge_usd if c.known("judge") else None),
+                        "total_usd": r(c.total_usd if c.known("total") else None), "unpriced": c.unpriced,
+                        "full_usd": r(c.full_usd),
                         "saved": [{"mechanism": s.mechanism, "requests": s.requests, "usd": r(s.usd)}
                                   for s in c.saved]} for c in costs]}

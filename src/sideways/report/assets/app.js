@@ -240,7 +240,8 @@
      design (jury.cascade, an exam's sample) did not send, and the split's label count (a person's time, not USD). */
   function designSection(d) {
     if (!d) return [];
-    const money = (v) => (v === null ? "unknown" : "$" + fmt(v, 4));
+    /* as `sideways show` prints them: "-" for a part with no priced row, "$?" for a saving of unknown cost */
+    const money = (v) => (v === null ? "$?" : "$" + fmt(v, 4)), part = (v) => (v === null ? "-" : money(v));
     const saved = (c, m) => {
       const s = c.saved.find((x) => x.mechanism === m);
       return s ? `${s.requests} calls, ${money(s.usd)}` : "";
@@ -251,7 +252,7 @@
         "what each mechanism did not send against the full design (every judge of the panel on every prediction), " +
         "and what the full design would have cost."),
       table(["model", "answers USD", "verdicts USD", "total USD", ...d.mechanisms.map((m) => m + " saved"), "full design USD"],
-        d.models.map((c) => [NAME[c.model] || c.model, money(c.predict_usd), money(c.judge_usd), money(c.total_usd),
+        d.models.map((c) => [NAME[c.model] || c.model, part(c.predict_usd), part(c.judge_usd), part(c.total_usd),
           ...d.mechanisms.map((m) => saved(c, m)), money(c.full_usd)])),
       el("p", { class: "legend", id: "cost-labels" }, `Labels on this split: ${d.labels} (a person's time, not USD; what ` +
         "the label queue's order saves against labelling at random is measured in docs/method.md, not per run)."),
