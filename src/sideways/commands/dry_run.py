@@ -30,7 +30,8 @@ from sideways.scoring.costs import design_lines
 DESCRIPTION = """\
 Build every predict and judge request `dvc repro` would make, exactly as the stages would, and
 print per provider: requests, how many the request cache holds, how many pulled results answer,
-how many would be sent (and paid), in how many batches, and the estimated tokens and USD.
+how many would be sent (and paid), in how many batches, and the estimated tokens and USD; with
+jury.cascade, the full design (every judge on every prediction) against this one.
 Sends nothing and needs no API key."""
 
 
