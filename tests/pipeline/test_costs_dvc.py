@@ -69,6 +69,7 @@ def test_the_dry_run_show_and_the_report_give_each_models_cost_and_what_the_casc
                          r"-(\$[\d,.]+)\)", dry)
         assert skipped and full and this, dry
         planned = int(full.group(1).replace(",", ""))
+        b_planned = int(next(x for x in dry.splitlines() if x.startswith("judge-b-co")).split()[2])  # its requests
         assert money(full.group(2)) == total and int(this.group(3).replace(",", "")) == int(skipped.group(1))
         assert int(this.group(1).replace(",", "")) == planned - int(skipped.group(1)) > 0
         assert money(this.group(2)) == pytest.approx(total - money(skipped.group(2)), abs=1e-4)
@@ -92,12 +93,14 @@ def test_the_dry_run_show_and_the_report_give_each_models_cost_and_what_the_casc
         assert summary["mechanisms"] == ["jury.cascade"] and summary["labels"] == len(annotations) > 0
         assert f"labels on llm: {len(annotations):,} (a person's time, not USD" in shown
         report = {m["model"]: m for m in summary["models"]}
+        not_asked = 0
         for model in ("atlas-large", "quill-max"):
             mine = judgments[judgments["model"] == model]
             settled = len(predictions[predictions["model"] == model]) - int((b["model"] == model).sum())
             answers = predictions.loc[predictions["model"] == model, "cost_usd"].fillna(0).sum()
             verdicts = mine["cost_usd"].sum()
             saved = settled * per_verdict
+            not_asked += settled
             row = next(line.split() for line in table if line.split()[:1] == [model])
             assert row == [model, f"${answers:,.4f}", f"${verdicts:,.4f}", f"${answers + verdicts:,.4f}",
                            f"{settled:,}", "calls", f"${saved:,.4f}", f"${answers + verdicts + saved:,.4f}"], row
@@ -105,5 +108,7 @@ def test_the_dry_run_show_and_the_report_give_each_models_cost_and_what_the_casc
             assert report[model]["saved"] == [{"mechanism": "jury.cascade", "requests": settled,
                                                "usd": pytest.approx(saved, abs=1e-6)}]
             assert report[model]["full_usd"] == pytest.approx(answers + verdicts + saved, abs=1e-6)
-        # every prediction was judged by the first two, judge-b only on the split riddles' predictions
+        # judge-b was asked the split riddles' predictions, and what it was not asked is the rest of what the dry run
+        # planned for it: the full design
         assert len(b) == 2 * len(SPLIT) and servers["judge-b"].fake.requests >= 1
+        assert not_asked + len(b) == b_planned

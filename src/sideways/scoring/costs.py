@@ -181,11 +181,13 @@ def with_saved(costs: Sequence[ModelCost], *mechanisms: Mapping[str, Saved]) -> 
 def split_costs(params: Params, split: str, predictions: pd.DataFrame, judgments: pd.DataFrame) -> list[ModelCost]:
     """Each model taking ``split``: its cost there, and what the cascade saved (no entry without one)."""
     taking = params.models_taking(split)
-    escalation = {m.key: tuple([j.key for j in group] for group in params.jury.escalation(m.provider))
-                  for m in taking}
+    escalation: dict[str, tuple[Sequence[str], Sequence[str]]] = {}
+    for m in taking:
+        first, later = params.jury.escalation(m.provider)
+        escalation[m.key] = ([j.key for j in first], [j.key for j in later])
     free = {j.key for j in params.jury.pool if not j.capabilities.sends_requests}
     costs = model_costs(predictions, judgments, [m.key for m in taking], split)
-    return with_saved(costs, cascade_saved(judgments, {k: (f, t) for k, (f, t) in escalation.items()}, free))
+    return with_saved(costs, cascade_saved(judgments, escalation, free))
 
 
 def exam_costs(exam: str, items: pd.DataFrame, predictions: pd.DataFrame, grades: pd.DataFrame,
