@@ -11,6 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from helpers.harness import commit, edit_params, executed, jobs_ran, jobs_reused, new_repo, repro, run
@@ -54,6 +55,14 @@ def test_first_run_writes_every_artifact(project):
     shown = run(project, "sideways", "show").stdout
     assert "rank set" in shown and "rank spread" not in shown and "atlas-large" in shown
     assert "cost on llm: $0.0000 (predict $0.0000, judge $0.0000)" in shown
+    # each model's cost against the full design, on the split and on the exam (simulated: nothing paid, no cascade)
+    labels = len(pd.read_parquet(project / "data/annotations/llm.parquet"))
+    assert f"  labels on llm: {labels:,} (a person's time, not USD" in shown and "cost on exam demo:" in shown
+    for table in (shown[shown.index("cost on llm:"):], shown[shown.index("cost on exam demo:"):]):
+        rows = [line.split() for line in table.splitlines()[1:6]]
+        assert rows[0] == ["model", "answers", "verdicts", "total", "full", "design"]
+        assert {r[0] for r in rows[1:4]} == set(SMALL_MODELS) and rows[4][:2] == ["all", "models"]
+    assert max(map(len, shown.splitlines())) <= 120
 
 
 def test_dvc_metrics_and_plots_show_only_what_a_user_reads(project):

@@ -6,6 +6,7 @@ whose first prediction answers with an <img onerror> probe and justifies with a 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -149,5 +150,39 @@ def test_a_model_whose_job_failed_is_named_under_the_leaderboard(browser, tmp_pa
     page.select_option("#split", "vlm")
     page.wait_for_selector("#leaderboard h2:has-text('vlm split')")
     assert page.query_selector("#lb-missing") is None  # missing from llm only
+    assert log.errors == []
+    page.close()
+
+
+def test_the_analytics_tab_gives_each_models_cost_against_the_full_design(browser, tmp_path):
+    """Under a 2+1 cascade, the later judge asked on half the predictions: each model's answers, verdicts, what the
+    cascade did not send (the project's judges are simulated: free) and the label count, as the data says."""
+    data = project_params()
+    data["jury"]["cascade"] = {"first": 2}
+    params = params_with_models(data, None)
+    tables = {}
+    for s in params.splits:
+        t = split_tables(params, s, 30)
+        later = {m.key: params.jury.escalation(m.provider)[1][0].key for m in params.models_taking(s)}
+        drop = t.judgments["model"].map(later).eq(t.judgments["judge"]) & t.judgments["riddle_id"].str.endswith("0")
+        tables[s] = replace(t, judgments=t.judgments[~drop].reset_index(drop=True))
+    report = build_report(tables, params, HEADER)
+    write_site(site_files(report), tmp_path / "report")
+    design = report.summary["splits"]["llm"]["analytics"]["design"]
+    assert design["mechanisms"] == ["jury.cascade"] and all(m["saved"][0]["requests"] > 0 for m in design["models"])
+    page = browser.new_page()
+    log = ConsoleLog(page)
+    page.goto((tmp_path / "report" / "index.html").as_uri())
+    page.wait_for_selector("#lb-table tbody tr")
+    page.click("#tabs button[data-tab=analytics]")
+    page.wait_for_selector("#cost-design")
+    heads = page.eval_on_selector_all("#cost-design + p + table th", "t => t.map(x => x.textContent)")
+    assert heads == ["model", "answers USD", "verdicts USD", "total USD", "jury.cascade saved", "full design USD"]
+    rows = page.eval_on_selector_all("#cost-design + p + table tbody tr",
+                                     "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    names = {m["key"]: m["label"] for m in report.summary["models"]}
+    assert rows == [[names[m["model"]], f"${m['predict_usd']:.4f}", f"${m['judge_usd']:.4f}", f"${m['total_usd']:.4f}",
+                     f"{m['saved'][0]['requests']} calls, $0.0000", f"${m['full_usd']:.4f}"] for m in design["models"]]
+    assert page.inner_text("#cost-labels").startswith(f"Labels on this split: {design['labels']} (a person's time")
     assert log.errors == []
     page.close()

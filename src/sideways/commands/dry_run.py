@@ -5,7 +5,8 @@ Reads params.yaml and the split tables (and, with ``riddles.source: wiki`` and a
 the stages would, checks the request cache and the answers each stage's previous results carry
 (``dvc pull`` brings them), and prints per provider the requests, how many are cached, how many
 are answered by pulled results, how many would be sent (and paid), in how many batches, and the
-estimated tokens and USD. Sends nothing and needs no key.
+estimated tokens and USD, then, with a cascade (or an exam's sample), the full design (every judge on every
+prediction) against this one. Sends nothing and needs no key.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ from sideways.llm.cache import RequestCache
 from sideways.planning.cascade import saving_lines
 from sideways.planning.estimate import Estimate, estimate
 from sideways.planning.plan import EXTRACT, carried_keys, pending_splits, plan_all
+from sideways.planning.savings import design_savings
+from sideways.scoring.costs import design_lines
 
 DESCRIPTION = """\
 Build every predict and judge request `dvc repro` would make, exactly as the stages would, and
 print per provider: requests, how many the request cache holds, how many pulled results answer,
-how many would be sent (and paid), in how many batches, and the estimated tokens and USD.
+how many would be sent (and paid), in how many batches, and the estimated tokens and USD; with
+jury.cascade, the full design (every judge on every prediction) against this one.
 Sends nothing and needs no API key."""
 
 
@@ -120,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(estimates, args.by_model))
     for line in saving_lines(params, planned, estimates):  # jury.cascade: what its second round is expected to skip
         print(line)
+    unpriced = any(e.cost_usd is None and e.to_send for e in estimates)
+    to_send = None if unpriced else sum(e.cost_usd or 0.0 for e in estimates)
+    for line in design_lines(sum(e.to_send for e in estimates), to_send, design_savings(params, planned, estimates)):
+        print(line)  # the full design against this one (the cascade, an exam's sample)
     cap = params.requests.max_cost_usd
     if cap is not None:
         total = sum(e.cost_usd or 0.0 for e in estimates if e.stage != EXTRACT)

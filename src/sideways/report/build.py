@@ -16,6 +16,7 @@ from sideways.report.explorer import explorer
 from sideways.report.inputs import ExamTables, SplitTables
 from sideways.report.leaderboard import leaderboard_rows
 from sideways.report.outcomes import prediction_outcomes
+from sideways.scoring.costs import design_summary, split_costs
 from sideways.scoring.display import model_label
 from sideways.scoring.pairwise import agrees, pairwise
 from sideways.scoring.ranking import rank_leaderboard
@@ -51,6 +52,13 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
         "failures": an.failures(t.predictions, t.judgments, models),
         "audit": audit_summary(t, seed, split),
     }
+
+
+def design(params: Params, split: str, t: SplitTables) -> dict[str, Any]:
+    """Each model's cost on ``split`` against the full design, and the label count (as ``sideways show`` prints)."""
+    shown = set(t.predictions["model"])  # a model whose job failed has no row to cost
+    costs = [c for c in split_costs(params, split, t.predictions, t.judgments) if c.model in shown]
+    return design_summary(costs, len(t.annotations))
 
 
 def missing_rows(failed: Sequence[FailedJob], benchmark: str) -> list[dict[str, str]]:
@@ -92,7 +100,8 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
         summary["splits"][split] = {
             "leaderboard": leaderboard_rows(t.scores, field, pairs),
             "models": taking,
-            "analytics": split_analytics(t, outcomes, field, taking, params.seed, split),
+            "analytics": split_analytics(t, outcomes, field, taking, params.seed, split)
+            | {"design": design(params, split, t)},
             "index": index,
             "chunks": len(chunks[split]),
             "pairwise": pairs,

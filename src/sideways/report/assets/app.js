@@ -236,6 +236,28 @@
     }
     return s;
   }
+  /* Each model's cost against the full design (every judge on every prediction): what each mechanism of this
+     design (jury.cascade, an exam's sample) did not send, and the split's label count (a person's time, not USD). */
+  function designSection(d) {
+    if (!d) return [];
+    /* as `sideways show` prints them: "-" for a part with no priced row, "$?" for a saving of unknown cost */
+    const money = (v) => (v === null ? "$?" : "$" + fmt(v, 4)), part = (v) => (v === null ? "-" : money(v));
+    const saved = (c, m) => {
+      const s = c.saved.find((x) => x.mechanism === m);
+      return s ? `${s.requests} calls, ${money(s.usd)}` : "";
+    };
+    return [
+      el("h2", { id: "cost-design" }, "Cost against the full design"),
+      el("p", { class: "legend" }, "What the results cost (each answer and verdict at what it cost when it was paid), " +
+        "what each mechanism did not send against the full design (every judge of the panel on every prediction), " +
+        "and what the full design would have cost."),
+      table(["model", "answers USD", "verdicts USD", "total USD", ...d.mechanisms.map((m) => m + " saved"), "full design USD"],
+        d.models.map((c) => [NAME[c.model] || c.model, part(c.predict_usd), part(c.judge_usd), part(c.total_usd),
+          ...d.mechanisms.map((m) => saved(c, m)), money(c.full_usd)])),
+      el("p", { class: "legend", id: "cost-labels" }, `Labels on this split: ${d.labels} (a person's time, not USD; what ` +
+        "the label queue's order saves against labelling at random is measured in docs/method.md, not per run)."),
+    ];
+  }
   function renderAnalytics() {
     const a = data().analytics, sec = document.getElementById("analytics");
     const usd = (v, unpriced) => (unpriced ? "$" + fmt(v, 4) + " (" + unpriced + " unpriced)" : "$" + fmt(v, 4));
@@ -264,6 +286,7 @@
       el("h3", {}, "Per provider"),
       table(["provider", "models", "answer tokens in", "out", "answer USD", "verdict USD"], a.costs.providers.map((c) =>
         [c.provider, c.models, c.predict_input_tokens, c.predict_output_tokens, usd(c.predict_cost_usd, c.predict_unpriced), usd(c.judge_cost_usd, c.judge_unpriced)])),
+      ...designSection(a.design),
       el("h2", {}, "Failures per model"),
       table(["model", "api_error", "parse_error", "answers", "failed verdicts", "verdicts"], a.failures.map((f) =>
         [NAME[f.model] || f.model, f.api_error, f.parse_error, f.rows, f.judge_failed, f.judge_rows])),
