@@ -21,6 +21,7 @@ def main() -> None:
     paths.EXAM_ITEMS_DIR.mkdir(parents=True, exist_ok=True)
     for spec in params.exams.values():
         exam = load_exam_spec(spec)
+        spec.sample_size(len(exam.questions))  # a sample larger than the exam: one line naming the field
         write_table(items_table(exam, params.seed, spec.idk, describe(spec)), EXAM_ITEMS, paths.exam_items(spec.key))
 
 
