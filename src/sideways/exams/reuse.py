@@ -44,7 +44,7 @@ from sideways.artifacts.io import (
 from sideways.artifacts.previous import previous_bytes, previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
 from sideways.artifacts.sorted_tables import key_runs
-from sideways.exams import frozen
+from sideways.exams import frozen, sampled
 from sideways.exams.changes import exam_ties
 from sideways.exams.results import detail_table, model_metrics, topic_breakdown
 
@@ -196,7 +196,7 @@ def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[
         tie_parts.append(table.select(TIES_COLUMNS).replace_schema_metadata(None))
     ties = pa.concat_tables(tie_parts) if tie_parts else EXAM_DETAIL.arrow().empty_table().select(TIES_COLUMNS)
     if any(paths.exam_sample(exam, k).exists() for k in keys):  # a sampled exam: ties from its estimates
-        groups, apart = frozen.estimate_ties(metrics)
+        groups, apart = sampled.estimate_ties(metrics)
     else:
         groups, apart = exam_ties(ties.to_pandas(), known=reused.ties)
     for m, g in groups.items():
@@ -210,10 +210,10 @@ def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[
 def _sampled(exam: str, model: str, items: pd.DataFrame, rows: pd.DataFrame,
              metrics: dict[str, Any] | None) -> dict[str, Any] | None:
     """``metrics`` with, on a sampled exam, the exam score estimated for the whole exam from the
-    model's sample (:func:`sideways.exams.frozen.score_estimate`): score, se, interval, asked of how many."""
+    model's sample (:func:`sideways.exams.sampled.score_estimate`): score, se, interval, asked of how many."""
     design = paths.exam_sample(exam, model)
     if metrics is None or not design.exists():
         return metrics
     points = {str(i): float(p) for i, p in zip(items["item_id"], items["points"], strict=True)}
-    estimate = frozen.score_estimate(frozen.parse_frozen(design.read_bytes(), str(design)), rows, points)
-    return metrics | frozen.sampled_metrics(estimate)
+    estimate = sampled.score_estimate(frozen.parse_frozen(design.read_bytes(), str(design)), rows, points)
+    return metrics | sampled.sampled_metrics(estimate)

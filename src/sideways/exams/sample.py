@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sideways.exams.changes import t_quantile
+from sideways.exams.student import t_quantile
 
 STRATA = 5  # strata on ease: at most this many, each with at least MIN_PER_STRATUM sampled items
 MIN_PER_STRATUM = 10
