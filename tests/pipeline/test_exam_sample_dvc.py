@@ -81,6 +81,9 @@ def test_a_sampled_exam_asks_n_questions_and_growing_n_sends_only_the_new_ones(t
         assert 0 < metrics["exam_score_hi"] - metrics["exam_score_lo"] < 100
         headline = json.loads((repo / "metrics/headline_exams/demo.json").read_text())
         assert headline["paid-m"] == metrics["exam_score"]  # one estimator in every view
+        shown = run(repo, "sideways", "show", environ=environ).stdout
+        assert f"paid-m: exam {metrics['exam_score']:.1f} [{metrics['exam_score_lo']:.1f}, " in shown
+        assert "estimated from 15 of 33 questions" in shown and max(map(len, shown.splitlines())) <= 120
 
         before = (repo / "data/exam/samples/demo/paid-m.json").read_bytes()
         def add_model(p: dict) -> None:
