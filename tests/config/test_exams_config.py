@@ -7,6 +7,8 @@ import json
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers.exams import exam_data, mcq
 from helpers.hub_exams import write_gpqa_csv
@@ -116,3 +118,16 @@ def test_a_sample_is_a_count_or_a_share_and_a_count_over_the_exam_is_one_line():
     assert parse_exams({"d": {"path": "d.json", "sample": 0.001}}, SRC)["d"].sample_size(33) == 1
     with pytest.raises(ParamsError, match=r"^exams\.a\.sample: 10 questions asked, but the exam has 9$"):
         exams["a"].sample_size(9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=True, allow_infinity=True)
+       | st.text(max_size=5) | st.lists(st.integers(), max_size=2))
+def test_any_sample_value_is_a_count_a_share_or_one_line_naming_the_field(value) -> None:
+    try:
+        spec = parse_exams({"demo": {"path": "d.json", "sample": value}}, SRC)["demo"]
+    except ParamsError as exc:
+        assert str(exc).startswith(f"{SRC}: exams.demo.sample: ") and "\n" not in str(exc)
+    else:
+        n = spec.sample_size(10**6)
+        assert 1 <= n <= 10**6 and (value is None or isinstance(value, int) and n == value or 0 < value <= 1)

@@ -432,7 +432,8 @@
       el("h2", {}, x.title),
       el("p", { class: "legend" }, `Exam ${x.key}. Percent, mean \u00b1 standard error over the multiple-choice questions (evaluate-idk): ` +
         "trad_score right; idk_score +1 right, 0 for E (\"I don't know\"), -1 wrong; idk_freq chose E; extract_fail no letter found. " +
-        "Short answer: points the judges gave over points possible. Exam score: every point; latency: median. Best idk_score first."),
+        "Short answer: points the judges gave over points possible. Exam score: every point (a sampled exam: estimated for " +
+        "the whole exam, its 95% interval, and how many questions were asked); latency: median. Best idk_score first."),
       examMetrics(x),
       el("h2", {}, "Score (%) by topic (points earned over points possible)"),
       heat(x.topics, (c) => `${c.earned} of ${c.n} points`),
