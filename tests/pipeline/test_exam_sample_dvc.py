@@ -95,3 +95,14 @@ def test_a_sampled_exam_asks_n_questions_and_growing_n_sends_only_the_new_ones(t
         late = json.loads((repo / "data/exam/samples/demo/quill-mini.json").read_text())
         assert late["learned_from"] == ["atlas-large", "paid-m", "quill-max"]  # the models already scored
         assert len(asked(repo, "quill-mini")) == 15
+
+
+def test_a_sample_larger_than_the_exam_is_one_line_naming_the_field(tmp_path):
+    repo = new_repo(tmp_path / "repo", lambda p: p.update(
+        exams={"demo": {"path": "data/exams/demo.json", "sample": QUESTIONS + 1}}))
+    proc = run(repo, "python", "stages/exam_items.py", check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "exams.demo.sample" in line]
+    assert errors and errors[0].endswith(f"exams.demo.sample: {QUESTIONS + 1} questions asked, but the exam has "
+                                         f"{QUESTIONS}"), proc.stderr
+    assert not (repo / "data/exam/items/demo.sample.json").exists()
