@@ -96,6 +96,15 @@ def test_a_sampled_exam_asks_n_questions_and_growing_n_sends_only_the_new_ones(t
         assert late["learned_from"] == ["atlas-large", "paid-m", "quill-max"]  # the models already scored
         assert len(asked(repo, "quill-mini")) == 15
 
+        designs = {f: f.read_bytes() for f in sorted((repo / "data/exam/samples/demo").glob("*.json"))}
+        scores = (repo / "metrics/exams.json").read_bytes()
+        with (repo / "src/sideways/exams/__init__.py").open("a") as fh:  # a code change: every exam job runs again
+            fh.write("# reformatted\n")
+        again = run(repo, "dvc", "repro", environ=environ)
+        assert "exam_predict@paid-m+demo" in jobs_ran(again) and server.fake.requests == 15  # nothing paid twice
+        assert {f: f.read_bytes() for f in designs} == designs  # each design read back, not drawn again
+        assert (repo / "metrics/exams.json").read_bytes() == scores  # the same answers, the same estimates
+
 
 def test_a_sample_larger_than_the_exam_is_one_line_naming_the_field(tmp_path):
     repo = new_repo(tmp_path / "repo", lambda p: p.update(
