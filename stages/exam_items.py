@@ -1,13 +1,14 @@
 """exam_items: each exam of ``exams:`` read, validated and presented (data/exam/items/<exam>.parquet).
 
-An exam comes from the course notebook's JSON or from a Hugging Face dataset (docs/exams.md).
+An exam comes from the course notebook's JSON or from a Hugging Face dataset (docs/exams.md). A
+sampled exam also gets ``<exam>.sample.json`` (how many questions each model is asked).
 Multiple-choice choices are shuffled here, seeded per question, with E) "I don't know" last
 when the exam's ``idk`` is true, so every model sees the same presentation. With ``exams: {}``
 the folder is empty.
 """
 
 from sideways.artifacts import paths
-from sideways.artifacts.io import write_table
+from sideways.artifacts.io import write_json, write_table
 from sideways.artifacts.schema import EXAM_ITEMS
 from sideways.config.params import load_params
 from sideways.core import stage
@@ -21,7 +22,10 @@ def main() -> None:
     paths.EXAM_ITEMS_DIR.mkdir(parents=True, exist_ok=True)
     for spec in params.exams.values():
         exam = load_exam_spec(spec)
+        asked = spec.sample_size(len(exam.questions))  # a sample larger than the exam: one line naming the field
         write_table(items_table(exam, params.seed, spec.idk, describe(spec)), EXAM_ITEMS, paths.exam_items(spec.key))
+        if spec.sample is not None:  # predict reads exams: through this folder (docs/exams.md, "Exams on a sample")
+            write_json(paths.exam_sample_size(spec.key), {"asked": asked, "questions": len(exam.questions)})
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import json
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers.exams import exam_data, mcq
 from helpers.hub_exams import write_gpqa_csv
@@ -66,6 +68,12 @@ def test_columns_alone_describe_a_layout():
     ({"a/b": {"path": "d.json"}}, r"exams: exam key 'a/b' must be lowercase"),
     ({"llm": {"path": "d.json"}}, r"exams: exam key 'llm' is a riddle split's name"),
     ({"demo": "d.json"}, r"exams\.demo: expected a mapping, got str"),
+    ({"demo": {"path": "d.json", "sample": 0}}, r"exams\.demo\.sample: a number of questions must be >= 1, got 0"),
+    ({"demo": {"path": "d.json", "sample": 1.5}}, r"exams\.demo\.sample: a share of the questions must be in \(0, 1\]"),
+    ({"demo": {"path": "d.json", "sample": 0.0}}, r"exams\.demo\.sample: a share of the questions must be in \(0, 1\]"),
+    ({"demo": {"path": "d.json", "sample": float("nan")}}, r"exams\.demo\.sample: expected a number of questions"),
+    ({"demo": {"path": "d.json", "sample": True}}, r"exams\.demo\.sample: expected a number of questions"),
+    ({"demo": {"path": "d.json", "sample": "10"}}, r"exams\.demo\.sample: expected a number of questions"),
     ([{"path": "d.json"}], r"exams: expected a mapping, got list"),
 ])
 def test_a_mistake_is_one_line_naming_the_key(exams, message):
@@ -101,3 +109,25 @@ def test_load_exam_spec_reads_either_source_relative_to_the_root(tmp_path):
     assert quiz.name == "test exam" and [q.id for q in quiz.questions] == ["m0", "m1"]
     gpqa = load_exam_spec(specs["gpqa"], tmp_path, cache_dir=tmp_path / "hf-cache")
     assert [q.id for q in gpqa.questions] == ["rec000", "rec001", "rec002"] and gpqa.name == "gpqa (train)"
+
+
+def test_a_sample_is_a_count_or_a_share_and_a_count_over_the_exam_is_one_line():
+    exams = parse_exams({"a": {"path": "d.json", "sample": 10}, "b": {"path": "d.json", "sample": 0.25},
+                         "c": {"path": "d.json"}}, SRC)
+    assert [exams[k].sample_size(33) for k in "abc"] == [10, 8, 33]  # a share rounds, at least 1
+    assert parse_exams({"d": {"path": "d.json", "sample": 0.001}}, SRC)["d"].sample_size(33) == 1
+    with pytest.raises(ParamsError, match=r"^exams\.a\.sample: 10 questions asked, but the exam has 9$"):
+        exams["a"].sample_size(9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=True, allow_infinity=True)
+       | st.text(max_size=5) | st.lists(st.integers(), max_size=2))
+def test_any_sample_value_is_a_count_a_share_or_one_line_naming_the_field(value) -> None:
+    try:
+        spec = parse_exams({"demo": {"path": "d.json", "sample": value}}, SRC)["demo"]
+    except ParamsError as exc:
+        assert str(exc).startswith(f"{SRC}: exams.demo.sample: ") and "\n" not in str(exc)
+    else:
+        n = spec.sample_size(10**6)
+        assert 1 <= n <= 10**6 and (value is None or isinstance(value, int) and n == value or 0 < value <= 1)

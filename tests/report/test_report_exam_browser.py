@@ -6,6 +6,7 @@ the first question of each exam carries an <img onerror> probe and the first rep
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,21 @@ def test_a_one_question_exam_does_not_show_a_standard_error_of_zero(tmp_path, br
     page.close()
     assert log.errors == []
     assert any("(n=1)" in c for c in cells) and not any("\u00b1 0.00" in c for c in cells)
+
+
+def test_a_sampled_exams_score_shows_its_interval_and_how_many_questions_were_asked(open_page, tmp_path):
+    params = params_with_models(project_params(), None)
+    exam = exam_tables(params, 12)
+    first = sorted(exam.metrics)[0]
+    sampled = {m: v | ({"exam_score": 61.25, "exam_score_se": 4.5, "exam_score_lo": 52.1, "exam_score_hi": 70.4,
+                        "asked_n": 12, "exam_n": 40} if m == first else {}) for m, v in exam.metrics.items()}
+    report = build_report({s: split_tables(params, s, 10) for s in params.splits}, params, HEADER,
+                          [dataclasses.replace(exam, metrics=sampled)])
+    write_site(site_files(report), tmp_path / "report")
+    page = open_page((tmp_path / "report" / "index.html").as_uri() + "#exam/exam")
+    page.wait_for_selector(f"{EXAM} table.exam-metrics tbody tr")
+    cells = page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr",
+                                      "rs => rs.map(r => [r.dataset.model, r.cells[6].textContent])")
+    shown = dict(cells)
+    assert shown[first] == "61.3 [52.1, 70.4], 12 of 40 asked"
+    assert all("asked" not in text for m, text in shown.items() if m != first)  # a full exam: the score alone

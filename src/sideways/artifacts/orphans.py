@@ -77,6 +77,7 @@ def _exam_orphans(taken: Mapping[str, set[str]], root: Path) -> list[Path]:
     tables = [paths.exam_predictions("x", "x").parent.parent, paths.exam_grades("x", "x").parent.parent]
     answers = [paths.answers(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
     costs = [paths.cost(kind, "x", "x").parent.parent for kind in paths.EXAM_JOB_STAGE]
+    costs.append(paths.exam_sample("x", "x").parent.parent)  # a sampled exam's designs
     for folder, suffix in [*((t, ".parquet") for t in tables), *((a, ".jsonl") for a in answers),
                            *((c, ".json") for c in costs)]:
         found += [f for f in (root / folder).glob(f"*/*{suffix}")

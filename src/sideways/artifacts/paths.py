@@ -150,3 +150,15 @@ REPORT = Path("report")
 def calibration_plot(split: str) -> Path:
     """Rows of the calibration plot (human-positive rate per jury-score bin), written by the report stage."""
     return METRICS / "plots" / "calibration" / f"{split}.json"
+
+
+def exam_sample(exam: str, model: str) -> Path:
+    """The frozen sample design of ``model`` on a sampled ``exam`` (:mod:`sideways.exams.frozen`): the
+    order its questions are asked in and the ease it was drawn on, fixed at the model's first run."""
+    return EXAM / "samples" / exam / f"{model}.json"
+
+
+def exam_sample_size(exam: str) -> Path:
+    """How many questions each model is asked on a sampled ``exam`` (written by exam_items beside its
+    items, so that a changed ``sample`` reaches predict, which depends on the items folder, not on ``exams``)."""
+    return EXAM_ITEMS_DIR / f"{exam}.sample.json"

@@ -53,7 +53,7 @@ def parse_exam(data: Any, source: str) -> ExamParams:
 
 ExamSource = Literal["json", "hf"]
 EXAM_SOURCES: tuple[ExamSource, ...] = ("json", "hf")
-_GRADING = ("idk", "strategy", "judges")
+_GRADING = ("idk", "strategy", "judges", "sample")
 _JSON_KEYS = ("source", "path", *_GRADING)
 _HF_KEYS = ("source", "dataset", "config", "split", "revision", "preset", "columns", *_GRADING)
 _SPEC_KEYS = tuple(dict.fromkeys(_JSON_KEYS + _HF_KEYS))
@@ -76,6 +76,39 @@ class ExamSpec:
     idk: bool = True
     strategy: Strategy = "rubric_anchored"
     judges: int = 1
+    sample: int | float | None = None  # questions asked per model: a count, a share in (0, 1], or None (all)
+
+    def sample_size(self, items: int) -> int:
+        """How many of the exam's ``items`` questions each model is asked (:func:`sample_size`)."""
+        return sample_size(self.sample, items, f"exams.{self.key}.sample")
+
+
+def parse_sample(value: Any, where: str) -> int | float | None:
+    """``sample:``: absent (every question), an integer count >= 1, or a share in (0, 1]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise ParamsError(f"{where}: expected a number of questions (an integer >= 1) or a share in (0, 1], "
+                          f"got {value!r}")
+    if isinstance(value, int):
+        if value < 1:
+            raise ParamsError(f"{where}: a number of questions must be >= 1, got {value}")
+        return value
+    if not 0 < value <= 1:
+        raise ParamsError(f"{where}: a share of the questions must be in (0, 1] (a count is an integer), got {value!r}")
+    return value
+
+
+def sample_size(sample: int | float | None, items: int, where: str) -> int:
+    """The questions asked per model for ``sample`` of an exam of ``items``: a count must be at most
+    ``items``; a share rounds to the nearest count, at least 1."""
+    if sample is None:
+        return items
+    if isinstance(sample, int):
+        if sample > items:
+            raise ParamsError(f"{where}: {sample} questions asked, but the exam has {items}")
+        return sample
+    return max(1, min(items, round(sample * items)))
 
 
 def parse_exams(data: Any, source: str) -> dict[str, ExamSpec]:
@@ -107,7 +140,8 @@ def parse_exam_spec(key: str, data: Any, where: str) -> ExamSpec:
     d = ExamSpec(key)
     graded = ExamSpec(key, idk=checks.boolean(exam.get("idk", d.idk), f"{where}.idk"),
                       strategy=checks.choice(exam.get("strategy", d.strategy), STRATEGIES, f"{where}.strategy"),
-                      judges=checks.integer(exam.get("judges", d.judges), f"{where}.judges", lo=1))
+                      judges=checks.integer(exam.get("judges", d.judges), f"{where}.judges", lo=1),
+                      sample=parse_sample(exam.get("sample"), f"{where}.sample"))
     if src == "json":
         return replace(graded, path=checks.string(exam.get("path"), f"{where}.path"))
     opt = {k: checks.optional_string(exam.get(k), f"{where}.{k}") for k in ("config", "revision", "preset")}

@@ -143,4 +143,19 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
         lines.append(f"{model_label(key):<{width}}{cell(m, 'trad_score'):>13}{cell(m, 'idk_score'):>13}"
                      f"{cell(m, 'idk_freq'):>13}{cell(m, 'extract_fail'):>14}{cell(m, 'short_answer'):>13}"
                      f"{exam:>7}{lat:>10}{cost:>9}{m.get('tie_groups', '-'):>6}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + sampled_lines(metrics, order)) + "\n"
+
+
+def sampled_lines(metrics: dict[str, dict[str, Any]], order: list[str]) -> list[str]:
+    """On a sampled exam, each model's exam score with its 95% interval and how many questions it was
+    estimated from (the same figures as the table's column and the tie groups)."""
+    out = []
+    for key in order:
+        m = metrics[key]
+        if m.get("asked_n") is None or m.get("exam_score") is None:
+            continue
+        lo, hi = m.get("exam_score_lo"), m.get("exam_score_hi")
+        interval = "" if lo is None or hi is None else f" [{lo:.1f}, {hi:.1f}]"
+        out.append(f"  {model_label(key)}: exam {m['exam_score']:.1f}{interval}, estimated from "
+                   f"{m['asked_n']} of {m['exam_n']} questions")
+    return (["exam score on a sample (95% interval):", *out]) if out else []

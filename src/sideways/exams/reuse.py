@@ -44,6 +44,7 @@ from sideways.artifacts.io import (
 from sideways.artifacts.previous import previous_bytes, previous_output
 from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_PREDICTIONS, conform
 from sideways.artifacts.sorted_tables import key_runs
+from sideways.exams import frozen, sampled
 from sideways.exams.changes import exam_ties
 from sideways.exams.results import detail_table, model_metrics, topic_breakdown
 
@@ -57,8 +58,12 @@ def detail_inputs(exam: str, models: list[str], graded: bool = True) -> dict[str
     def grades(m: str) -> str | None:
         return table_inputs(paths.exam_grades(exam, m)) if graded else "no grades"
 
+    def sampled(m: str) -> list[str]:  # a sampled exam's frozen design: the estimate reads it
+        design = paths.exam_sample(exam, m)
+        return [file_digest(design)] if design.exists() else []
+
     return {"code": code_digest(Path("."), STAGE), "items": file_digest(paths.exam_items(exam)),
-            "models": {m: [table_inputs(paths.exam_predictions(exam, m)), grades(m)] for m in models}}
+            "models": {m: [table_inputs(paths.exam_predictions(exam, m)), grades(m), *sampled(m)] for m in models}}
 
 
 Known = tuple[set[str], set[frozenset[str]]]
@@ -181,7 +186,8 @@ def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[
                 read_table(paths.exam_grades(exam, key), EXAM_GRADES) if graded else no_grades),
                 EXAM_DETAIL, f"{target}"), EXAM_DETAIL)
             rows = table.to_pandas()
-            result = {"metrics": model_metrics(rows).get(key), "topics": topic_breakdown(rows).get(key, {})}
+            result = {"metrics": _sampled(exam, key, items, rows, model_metrics(rows).get(key)),
+                      "topics": topic_breakdown(rows).get(key, {})}
             write_arrow(table, EXAM_DETAIL, target, json.dumps(
                 {"code": inputs["code"], "items": inputs["items"], "inputs": inputs["models"][key], "results": result},
                 sort_keys=True))
@@ -189,10 +195,25 @@ def exam_results(exam: str, items: pd.DataFrame, keys: list[str]) -> tuple[dict[
             metrics[key], topics[key] = dict(result["metrics"]), result["topics"]
         tie_parts.append(table.select(TIES_COLUMNS).replace_schema_metadata(None))
     ties = pa.concat_tables(tie_parts) if tie_parts else EXAM_DETAIL.arrow().empty_table().select(TIES_COLUMNS)
-    groups, apart = exam_ties(ties.to_pandas(), known=reused.ties)
+    if any(paths.exam_sample(exam, k).exists() for k in keys):  # a sampled exam: ties from its estimates
+        groups, apart = sampled.estimate_ties(metrics)
+    else:
+        groups, apart = exam_ties(ties.to_pandas(), known=reused.ties)
     for m, g in groups.items():
         metrics[m]["tie_groups"] = g
     atomic_write_bytes(paths.exam_pairs_apart(exam), json_bytes(
         {"code": inputs["code"], "items": inputs["items"], "models": {m: inputs["models"][m] for m in sorted(groups)},
          "apart": sorted(sorted(p) for p in apart)}, compact=True))
     return dict(sorted(metrics.items())), dict(sorted(topics.items()))
+
+
+def _sampled(exam: str, model: str, items: pd.DataFrame, rows: pd.DataFrame,
+             metrics: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``metrics`` with, on a sampled exam, the exam score estimated for the whole exam from the
+    model's sample (:func:`sideways.exams.sampled.score_estimate`): score, se, interval, asked of how many."""
+    design = paths.exam_sample(exam, model)
+    if metrics is None or not design.exists():
+        return metrics
+    points = {str(i): float(p) for i, p in zip(items["item_id"], items["points"], strict=True)}
+    estimate = sampled.score_estimate(frozen.parse_frozen(design.read_bytes(), str(design)), rows, points)
+    return metrics | sampled.sampled_metrics(estimate)

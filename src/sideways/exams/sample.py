@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sideways.exams.changes import t_quantile
+from sideways.exams.student import t_quantile
 
 STRATA = 5  # strata on ease: at most this many, each with at least MIN_PER_STRATUM sampled items
 MIN_PER_STRATUM = 10
@@ -139,18 +139,22 @@ def _folds(sampled: IntArray, stratum: IntArray) -> IntArray:
 
 
 def estimate(y: npt.ArrayLike, sampled: npt.ArrayLike, item_ease: FloatArray, stratum: IntArray,
-             level: float = LEVEL) -> Estimate:
+             level: float = LEVEL, weights: npt.ArrayLike | None = None) -> Estimate:
     """The whole exam's score from the answers ``y`` (0/1, or points as a share) to the ``sampled`` items.
 
-    ``stratum`` is each item's stratum in the design that drew the sample (:func:`strata`)."""
+    ``stratum`` is each item's stratum in the design that drew the sample (:func:`strata`).
+    ``weights`` (each item's points; default all equal) make the target the share of all points,
+    sum(w y) / sum(w): the predictions and residuals are scaled by ``w / mean(w)``."""
     s = np.asarray(sampled, dtype=np.int64)
     ys = np.asarray(y, dtype=float)
     population = len(item_ease)
+    points = np.ones(population) if weights is None else np.asarray(weights, dtype=float)
+    scale = points / float(np.mean(points))
     if len(s) == population:  # every question asked: the score itself, no uncertainty left
-        mean = float(np.mean(ys))
+        mean = float(np.mean(ys * scale[s]))
         return Estimate(mean, 0.0, mean, mean, len(s), population)
     if len(s) < 2 * FOLDS:  # too few answers to cross-fit and estimate a variance: the plain mean, no bound
-        return Estimate(float(np.mean(ys)), float("inf"), 0.0, 1.0, len(s), population)
+        return Estimate(float(np.sum(ys * scale[s]) / np.sum(scale[s])), float("inf"), 0.0, 1.0, len(s), population)
     stratum = _groups(s, stratum)
     fold = _folds(s, stratum)
     weight = {int(h): float(np.mean(stratum == h)) for h in np.unique(stratum)}
@@ -158,9 +162,9 @@ def estimate(y: npt.ArrayLike, sampled: npt.ArrayLike, item_ease: FloatArray, st
     score = 0.0
     for f in range(FOLDS):
         theta = ability(ys[fold != f], item_ease[s[fold != f]])
-        predicted = _sigmoid(theta + item_ease)
+        predicted = _sigmoid(theta + item_ease) * scale
         here = fold == f
-        residual[here] = ys[here] - predicted[s[here]]
+        residual[here] = ys[here] * scale[s[here]] - predicted[s[here]]
         for h, w in weight.items():
             in_h = here & (stratum[s] == h)
             score += w * (float(np.mean(predicted[stratum == h])) + float(np.mean(residual[in_h]))) / FOLDS

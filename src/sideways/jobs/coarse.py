@@ -64,11 +64,13 @@ def computed_here(backend: str) -> bool:
 
 @dataclass(frozen=True)
 class JobFiles:
-    """The three files of one job: its table, the answers behind it, and what it cost."""
+    """The three files of one job: its table, the answers behind it, and what it cost; and
+    ``design``, a fourth some jobs keep (a sampled exam's frozen design: :mod:`sideways.exams.frozen`)."""
 
     table: Path
     answers: Path
     cost: Path
+    design: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class Result:
     answers: bytes
     cost: bytes
     reused: bool
+    design: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class Work:
     cost: dict[str, Any]
     keys: Iterable[object]
     answered: Iterable[object] = ()
+    design: bytes | None = None  # the bytes of JobFiles.design, when the job keeps one
 
 
 def senders(specs: Iterable[ModelSpec | JudgeSpec]) -> set[str]:
@@ -112,9 +116,10 @@ def previous_result(stage: str, files: JobFiles, inputs: str) -> Result | None:
     if table is None or table_inputs(table) != inputs:
         return None
     answers, cost = previous_bytes(stage, files.answers), previous_bytes(stage, files.cost)
-    if answers is None or cost is None:
+    design = None if files.design is None else previous_bytes(stage, files.design)
+    if answers is None or cost is None or (files.design is not None and design is None):
         return None
-    return Result(files, table.read_bytes(), answers, cost, reused=True)
+    return Result(files, table.read_bytes(), answers, cost, reused=True, design=design)
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,8 @@ def paid_job(stage: str, name: str, provider: str, files: JobFiles, inputs: str,
         with owned_by(id.model) if id is not None else contextlib.nullcontext():  # the per-model cap
             made = work()
         return Result(files, table_bytes(made.table, made.schema, str(files.table), inputs),
-                      answers_bytes(used(made.keys, cache, made.answered)), json_bytes(made.cost), reused=False)
+                      answers_bytes(used(made.keys, cache, made.answered)), json_bytes(made.cost), reused=False,
+                      design=made.design if files.design is not None else None)
 
     return PaidJob(lambda: previous_result(stage, files, inputs), Job(name, provider, run, local), id)
 
@@ -190,7 +196,10 @@ def run_stage(stage: str, jobs: Sequence[PaidJob], folders: Sequence[Path], root
     failed = [failed_job(j, e) for j, e in errors]
     keep = set()
     for r in results:
-        for path, data in ((r.files.table, r.table), (r.files.answers, r.answers), (r.files.cost, r.cost)):
+        written = [(r.files.table, r.table), (r.files.answers, r.answers), (r.files.cost, r.cost)]
+        if r.files.design is not None and r.design is not None:
+            written.append((r.files.design, r.design))
+        for path, data in written:
             atomic_write_bytes(path, data, sync=not r.reused)
             keep.add(path.resolve())
     for folder in folders:

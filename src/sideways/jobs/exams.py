@@ -16,10 +16,12 @@ import pandas as pd
 from sideways.artifacts import paths
 from sideways.artifacts.fingerprint import digest, file_digest
 from sideways.artifacts.io import read_table
-from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
+from sideways.artifacts.previous import previous_bytes, previous_output
+from sideways.artifacts.schema import EXAM_DETAIL, EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.backends.base import RunContext
 from sideways.config.exam import ExamSpec
 from sideways.config.params import JudgeSpec, ModelSpec, Params
+from sideways.exams import frozen
 from sideways.exams.answer import exam_predictions
 from sideways.exams.grade import exam_grades, exam_panel
 from sideways.exams.kinds import needs_judges
@@ -45,15 +47,46 @@ from sideways.llm.pricing import cost_totals
 EXAM_CODE = ("src/sideways/exams", "src/sideways/prompts/exam_")
 
 
-def exam_files(kind: str, exam: str, model: str) -> JobFiles:
-    """Where the job of ``model`` of ``kind`` (exam_predict or exam_judge) on ``exam`` writes."""
+def exam_files(kind: str, exam: str, model: str, sampled: bool = False) -> JobFiles:
+    """Where the job of ``model`` of ``kind`` (exam_predict or exam_judge) on ``exam`` writes; a
+    ``sampled`` exam's exam_predict job keeps its frozen design too (:mod:`sideways.exams.frozen`)."""
     table = paths.exam_predictions(exam, model) if kind == "exam_predict" else paths.exam_grades(exam, model)
-    return JobFiles(table, paths.answers(kind, exam, model), paths.cost(kind, exam, model))
+    design = paths.exam_sample(exam, model) if sampled and kind == "exam_predict" else None
+    return JobFiles(table, paths.answers(kind, exam, model), paths.cost(kind, exam, model), design)
 
 
 def exam_predict_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
-    """The fingerprint of exam_predict@<model>+<exam>."""
-    return digest("exam_predict", as_fingerprinted(model), params.seed, file_digest(paths.exam_items(exam.key)), code)
+    """The fingerprint of exam_predict@<model>+<exam>; a sampled exam's also holds how many questions
+    are asked (the design itself is frozen: a model added since does not change it)."""
+    items = paths.exam_items(exam.key)
+    sampled = () if exam.sample is None else (("sample", _sample_size(exam)),)
+    return digest("exam_predict", as_fingerprinted(model), params.seed, file_digest(items), code, *sampled)
+
+
+def _sample_size(exam: ExamSpec) -> int:
+    return exam.sample_size(len(read_table(paths.exam_items(exam.key), EXAM_ITEMS)))
+
+
+def sampled_items(params: Params, exam: ExamSpec, model: ModelSpec, items: pd.DataFrame,
+                  root: Path = Path(".")) -> tuple[pd.DataFrame, bytes | None]:
+    """The questions ``model`` is asked on ``exam`` (every one, or its sample), and the sample's frozen
+    design: its previous one (the stage's previous output), else drawn on the ease learned from the
+    previous results (exam_score's detail) of the other models taking the exam."""
+    if exam.sample is None:
+        return items, None
+    ids = [str(i) for i in items["item_id"]]
+    design_path = root / paths.exam_sample(exam.key, model.key)
+    old = previous_bytes("predict", design_path, root / "dvc.lock")
+    previous = None if old is None else frozen.parse_frozen(old, str(paths.exam_sample(exam.key, model.key)))
+    earlier = {}
+    for other in params.models_taking(exam.key):
+        found = None if other.key == model.key else previous_output(
+            "exam_score", root / paths.exam_detail(exam.key, other.key), root / "dvc.lock")
+        if found is not None:
+            earlier[other.key] = read_table(found, EXAM_DETAIL)
+    design = frozen.choose(ids, previous, earlier, frozen.design_seed(params.seed, exam.key, model.key))
+    asked = set(design.asked(exam.sample_size(len(ids))))
+    return items[items["item_id"].isin(asked)].reset_index(drop=True), frozen.frozen_bytes(design)
 
 
 def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: str) -> str:
@@ -69,14 +102,14 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
     name = job_name("exam_predict", model.key, exam.key)
 
     def work() -> Work:
-        items = read_table(paths.exam_items(exam.key), EXAM_ITEMS)
+        items, design = sampled_items(params, exam, model, read_table(paths.exam_items(exam.key), EXAM_ITEMS))
         predictions = exam_predictions(items, model, ctx, exam.key)
         check_failure_share(predictions, params.requests.max_failure_share, name, replay=model.capabilities.replays)
         return Work(predictions.sort_values("item_id"), EXAM_PREDICTIONS, cost_totals({name: predictions}, by="model"),
-                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])))
+                    predictions["request_hash"], answered_keys(predictions, "model", senders([model])), design)
 
     return paid_job(paths.dvc_stage("exam_predict"), name, model.provider,
-                    exam_files("exam_predict", exam.key, model.key),
+                    exam_files("exam_predict", exam.key, model.key, exam.sample is not None),
                     exam_predict_inputs(params, exam, model, code), cache, work,
                     JobId("exam_predict", model.key, exam.key), local=computed_here(model.backend))
 
@@ -123,5 +156,5 @@ def exam_jobs(kind: str, params: Params, ctx: RunContext, cache: RequestCache, c
 
 def exam_folders(kind: str) -> list[Path]:
     """The folders the exam's jobs of ``kind`` own (outs of the DVC stage they run in)."""
-    files = exam_files(kind, "x", "x")
-    return [files.table.parent.parent, files.answers.parent.parent, files.cost.parent.parent]
+    files = exam_files(kind, "x", "x", sampled=True)
+    return [p.parent.parent for p in (files.table, files.answers, files.cost, files.design) if p is not None]

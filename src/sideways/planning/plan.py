@@ -25,6 +25,7 @@ from sideways.core.errors import SidewaysError
 from sideways.exams.answer import answer_requests
 from sideways.exams.grade import exam_panel, grade_requests
 from sideways.exams.kinds import needs_judges
+from sideways.jobs.exams import sampled_items
 from sideways.jobs.names import job_name
 from sideways.llm.answers import read_answers
 from sideways.llm.prompts import Prompt
@@ -144,7 +145,7 @@ def plan_exam(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext,
     path = root / paths.exam_items(exam.key)
     if not path.exists():
         return []
-    items = read_table(path, EXAM_ITEMS)
+    items, _ = sampled_items(params, exam, model, read_table(path, EXAM_ITEMS), root)  # a sampled exam: its sample
     requests = answer_requests(items, model)
     out = [_planned("exam_predict", exam.key, model, predictor_for(model), requests, ctx, model.key)]
     pred_path = root / paths.exam_predictions(exam.key, model.key)
