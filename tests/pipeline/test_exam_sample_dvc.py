@@ -10,6 +10,7 @@ model's design. The exam score is estimated for the whole exam, with its interva
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -58,6 +59,9 @@ def test_a_sampled_exam_asks_n_questions_and_growing_n_sends_only_the_new_ones(t
         dry = run(repo, "sideways", "dry-run", environ=environ).stdout
         row = next(line for line in dry.splitlines() if line.startswith("localco"))  # the paid model's provider
         assert row.split()[2:6] == ["10", "0", "0", "10"], dry  # requests, cached, pulled, to send: the sample
+        # the questions not asked, against the full design: every model's answer (and grades) of each
+        saved = int(re.search(r"exams\.demo\.sample -(\d+) requests", dry).group(1))
+        assert saved > 0 and saved % (QUESTIONS - 10) == 0 and saved >= 3 * (QUESTIONS - 10), dry
         run(repo, "dvc", "repro", environ=environ)
         first = exam_questions(server.fake.bodies)
         assert len(first) == server.fake.requests == 10  # exactly N, and nothing else asked of it
