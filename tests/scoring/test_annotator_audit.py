@@ -132,7 +132,7 @@ def test_three_answer_disagreements_of_35_pairs_are_flagged_where_the_latent_rul
     assert pair.against and set(pair.against) <= {"careful-1", "careful-2", "careful-3"}
     assert not sloppy.error["answer"].lo > FLAG_RATIO * sloppy.reference["answer"]  # the latent rule misses it
     assert sloppy.flagged == ("answer",)
-    assert "others' pairs 0/" in sloppy.evidence()
+    assert f"3/35 double differ, others 0/{pair.others_n}, p=" in sloppy.evidence()
     assert all(audits[f"careful-{i}"].flagged == () for i in (1, 2, 3))  # their pairs with sloppy disagree too
 
 

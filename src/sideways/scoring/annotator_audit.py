@@ -110,10 +110,11 @@ class AnnotatorAudit:
         for f in self.flagged:
             r = self.error[f]
             agree = self.agreement[f]
-            told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
             pair = self.pairs.get(f)
             if pair is not None and pair.p is not None:
-                told += f" (others' pairs {pair.others_d}/{pair.others_n} differ, p={pair.p:.2g})"
+                told = f"; {pair.d}/{pair.n} double differ, others {pair.others_d}/{pair.others_n}, p={pair.p:.2g}"
+            else:
+                told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
             parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}], others' median "
                          f"{100 * self.reference[f]:.1f}%{told}")
         return "; ".join(parts)
