@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import project_params
-
 from sideways.config.params import parse_params
 from sideways.core.errors import ParamsError
 

@@ -18,8 +18,17 @@ from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.annotation.log import replay
 from sideways.annotation.rater_labels import event_labels
 from sideways.config.params import raw_params
-from sideways.scoring.annotator_audit import (FLAG_RATIO, PAIR_LEVEL, Pairs, Rate, audit_annotators, flag_fields,
-                                              label_rows, pair_counts, pair_p)
+from sideways.scoring.annotator_audit import (
+    FLAG_RATIO,
+    PAIR_LEVEL,
+    Pairs,
+    Rate,
+    audit_annotators,
+    flag_fields,
+    label_rows,
+    pair_counts,
+    pair_p,
+)
 from sideways.sources.demo import load_demo
 from sideways.testing.annotators import relabel, team
 from sideways.testing.coverage import simulate_run, split_riddles

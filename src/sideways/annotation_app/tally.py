@@ -205,9 +205,9 @@ class Tally:
         """The queue's next prediction for the annotator (``exclude``: held by other sessions)."""
         held = set(exclude)
         if self.mine_labels < self.plan.first_double:
-            found = self.once.first(lambda k: self.count(k) == 1 and not self.seen[k], held)
-            if found is not None:
-                return self.by_key[found[1]]
+            second = self.once.first(lambda k: self.count(k) == 1 and not self.seen[k], held)
+            if second is not None:
+                return self.by_key[second[1]]
         if self.plan.policy == "uncertain":
             return self._unsure(held)
         if self.plan.policy != "width":
