@@ -169,6 +169,21 @@ def _reach(rate: float, figures: dict[str, Any]) -> None:
         figures["reach"].append({"pairs": n, "least": least, "expected": n * rate, "one": one, "either": either})
         print(f"  {n:>3} pairs: flags {least}+ disagreements; expected {n * rate:.2f}; reached on one field "
               f"{one:.3f}, on either {either:.3f}")
+    careful = 0.02  # two careful annotators each erring 1% a field disagree about 2% of the time
+    n = next(n for n in range(1, 5000) if _power(n, careful, rate + careful) >= 0.8)
+    figures["known_rates_pairs"] = n
+    print(f"  with both rates known (pairs differ {careful:.0%} between careful annotators, {rate + careful:.0%} "
+          f"with this one): {n} pairs on one field to flag it 4 times in 5 at 1% false flags")
+
+
+def _power(n: int, p0: float, p1: float) -> float:
+    """The chance that Binomial(n, p1) reaches the fewest disagreements Binomial(n, p0) reaches at most 1% of the
+    time (a one-sided exact test with both rates known)."""
+    def tail(p: float, c: int) -> float:
+        return sum(math.comb(n, k) * p**k * (1 - p)**(n - k) for k in range(c, n + 1))
+
+    c = next(c for c in range(n + 2) if c > n or tail(p0, c) <= 0.01)
+    return tail(p1, c) if c <= n else 0.0
 
 
 def _with_justification(params: Any, p: float) -> Any:
