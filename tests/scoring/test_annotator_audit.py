@@ -23,6 +23,7 @@ from sideways.scoring.annotator_audit import (
     PAIR_LEVEL,
     Pairs,
     Rate,
+    _agreement,
     audit_annotators,
     flag_fields,
     label_rows,
@@ -200,3 +201,26 @@ def test_the_pair_rule_flags_only_on_the_side_the_latent_fit_puts_the_errors():
     means["answer"]["bob"] = 0.01
     assert flag_fields({"answer": high, "justification": low}, ref, {"answer": unsure, "justification": quiet},
                        means) == ()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["r1", "r2", "r3", "r4"]), st.sampled_from(["ana", "bob", "cy"]),
+                          st.booleans(), st.booleans()), max_size=16))
+def test_pair_counts_read_any_label_set(records):
+    """Any label set: each annotator's pairs are the predictions another labelled too, its disagreements those
+    pairs minus the ones agreeing (the agreement share the audit already shows), the others' pairs the
+    predictions two others labelled, and the p-value a probability."""
+    frame = label_rows(pd.DataFrame([{"riddle_id": r, "model": "m", "annotator": who, "human_answer_correct": a,
+                                      "human_justification_correct": j} for r, who, a, j in records]))
+    once = frame.drop_duplicates(["riddle_id", "model", "annotator"])
+    for name in ("ana", "bob", "cy"):
+        pairs = pair_counts(frame, name)
+        double, share = _agreement(frame, name)
+        mine = set(once.loc[once["annotator"] == name, "riddle_id"])
+        others = once[once["annotator"] != name].groupby("riddle_id").size()
+        for f, q in pairs.items():
+            assert q.n == double == len(mine & set(others.index))
+            assert q.d == (0 if share[f] is None else round(q.n * (1 - share[f])))
+            assert q.others_n == int((others >= 2).sum()) and 0 <= q.others_d <= q.others_n
+            assert (q.p is None) == (q.n == 0) and (q.p is None or 0.0 <= q.p <= 1.0)
+            assert len(q.against) <= q.d
