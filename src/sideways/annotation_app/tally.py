@@ -14,6 +14,8 @@ answer from the whole log (the tests compare them on random logs):
   seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
   queue's choice is the best heap's first eligible entry; the ``holes`` policy runs on a
   :class:`~sideways.annotation_app.queue.State` built from the tally (linear in the predictions);
+- under every policy, while the annotator has fewer than ``plan.first_double`` labels, the prediction labelled
+  once by someone else with the lowest coin first (one heap of them);
 - progress per bin and provider, double labels, empty bins, the annotator's own labels and the
   agreement tallies behind Cohen's kappa.
 """
