@@ -118,7 +118,8 @@ def test_nothing_left_is_204(tmp_path):
 
 def test_two_annotators_on_one_file_lose_and_duplicate_nothing(tmp_path):
     """Two servers (ana, bob) and two sessions each, all at once, on one label file."""
-    project = label_project(tmp_path / "p", n_riddles=10, annotations={"budget": 30, "double_share": 0.3})
+    project = label_project(tmp_path / "p", n_riddles=10, annotations={"budget": 30, "double_share": 0.3,
+                                                                        "first_double": 0})
     acked = {"ana": [], "bob": []}
     with Served(project, "ana") as a, Served(project, "bob") as b:
         threads = [threading.Thread(target=_label_all, args=(s.url, acked[s.annotator])) for s in (a, b, a, b)]
@@ -159,3 +160,23 @@ def test_kill_9_loses_no_acknowledged_label_and_the_restart_resumes(project):
     lines = _lines(project)
     assert len(lines) == 18 and len({(x["riddle_id"], x["model"]) for x in lines}) == 18
     assert len(more) == 18 - len(on_disk)
+
+
+def test_a_new_annotators_first_labels_are_second_labels(tmp_path):
+    """``annotations.first_double``: bob's first 5 labels go to predictions ana labelled (none wants a second label
+    by its own coin), then bob starts new ones; ana's first labels stay the first."""
+    project = label_project(tmp_path / "p", n_riddles=10,
+                            annotations={"budget": 30, "double_share": 0.0, "first_double": 5})
+    with Served(project, "ana") as a:
+        _label_all(a.url, [], stop_after=12)
+    with Served(project, "bob") as b:
+        _label_all(b.url, [], stop_after=8)
+    lines = _lines(project)
+    ana = [(x["riddle_id"], x["model"]) for x in lines if x["annotator"] == "ana"]
+    bob = [(x["riddle_id"], x["model"]) for x in lines if x["annotator"] == "bob"]
+    assert len(ana) == 12 and len(bob) == 8
+    assert set(bob[:5]) <= set(ana) and not set(bob[5:]) & set(ana)
+    riddles = read_table(project / "data/split/llm.parquet", RIDDLES)
+    first = read_label_file(project / "data/labels/llm.jsonl", riddles)
+    kept = {(r, m): who for r, m, who in zip(first["riddle_id"], first["model"], first["annotator"], strict=True)}
+    assert len(kept) == 15 and all(kept[k] == "ana" for k in bob[:5])  # calibration reads ana's label there

@@ -56,10 +56,11 @@ def _check(tally: Tally, replay: Replay, plan: Plan, pool: list[Candidate], held
 @settings(max_examples=60, deadline=None)
 @given(steps=steps, n=st.integers(1, 6), budget=st.integers(1, 30), double=st.sampled_from((0.0, 0.3, 1.0)),
        policy=st.sampled_from(("uncertain", "width", "holes")), seed=st.integers(0, 3),
-       levels=st.lists(st.sampled_from((0.0, 0.09, 0.21, 0.25)), min_size=24, max_size=24), refit=st.integers(1, 9))
-def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, seed, levels, refit):
+       levels=st.lists(st.sampled_from((0.0, 0.09, 0.21, 0.25)), min_size=24, max_size=24), refit=st.integers(1, 9),
+       first=st.sampled_from((0, 2, 25)))
+def test_the_tally_answers_as_the_whole_log(steps, n, budget, double, policy, seed, levels, refit, first):
     pool = _pool(n)
-    plan = Plan(seed=seed, split="llm", budget=budget, double_share=double, policy=policy)
+    plan = Plan(seed=seed, split="llm", budget=budget, double_share=double, policy=policy, first_double=first)
     fits = [{c.key: levels[(i + v) % len(levels)] for i, c in enumerate(pool)} for v in range(3)]
     fit = [0]  # the uncertain queue's scores: a new fit lands every ``refit`` lines (it may come at any time)
     tally, replay, line = Tally(plan, pool, "ana", lambda: (fit[0], fits[fit[0] % 3])), Replay("t"), 0

@@ -1,7 +1,12 @@
+import copy
+
 import pandas as pd
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from helpers import project_params
 from sideways.config.params import parse_params
 from sideways.core.errors import ParamsError
 
@@ -68,6 +73,9 @@ def test_pool_too_small_for_a_panel_names_the_model(default_params):
         (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of uncertain, width, holes"),
         (("annotations", "share"), 1.5, r"annotations\.share: 1\.5 is out of range"),
         (("annotations", "share"), 0, r"annotations\.share: 0 labels nothing"),
+        (("annotations", "first_double"), -1, r"annotations\.first_double: -1 is out of range"),
+        (("annotations", "first_double"), 2.5, r"annotations\.first_double: expected an integer"),
+        (("annotations", "first_double"), True, r"annotations\.first_double: expected an integer"),
         (("annotations", "per_riddle"), 3, r"annotations\.per_riddle is no longer read: write `share: <0\.\.1>` instead"),
         (("jury", "judges"), "3", r"jury\.judges: expected an integer"),
         (("riddles", "source"), "web", r"riddles\.source: 'web' is not one of demo, hf, wiki"),
@@ -311,3 +319,26 @@ def test_a_key_twice_in_one_mapping_is_refused_in_one_line(tmp_path, where):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == (f"sideways check: error: {path}:{at + 2}: key {key!r} appears twice in one mapping "
                            "(YAML would keep only the last one, and DVC refuses the file)\n")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(st.integers(-10, 200_000), st.floats(allow_nan=True), st.booleans(), st.text(max_size=4),
+                 st.none(), st.lists(st.integers(), max_size=2)))
+def test_first_double_is_a_bounded_count_or_one_line_naming_it(value):
+    """``annotations.first_double`` at the door: a count in [0, 100000] read as given, anything else refused by
+    one line naming the key."""
+    params = copy.deepcopy(project_params())
+    params["annotations"]["first_double"] = value
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100_000
+    if ok:
+        assert parse_params(params).annotations.first_double == value
+    else:
+        with pytest.raises(ParamsError, match=r"^params\.yaml: annotations\.first_double: ") as e:
+            parse_params(params)
+        assert "\n" not in str(e.value)
+
+
+def test_first_double_defaults_to_what_params_yaml_says(default_params):
+    assert parse_params(default_params).annotations.first_double == default_params["annotations"]["first_double"]
+    del default_params["annotations"]["first_double"]
+    assert parse_params(default_params).annotations.first_double == 25

@@ -17,6 +17,12 @@ that the labels serve the published calibration (docs/method.md §3-4):
 A prediction is eligible while it has fewer labels than it wants (1, or 2 when its own seeded
 coin puts it in the ``double_share``), the annotator has neither labelled nor skipped it, and
 either it already has a label or fewer than ``budget`` predictions are labelled.
+
+**A new annotator's first labels are second labels** (``Plan.first_double``, ``annotations.first_double``):
+while an annotator has fewer than that many labels in the split, every policy gives them a prediction
+labelled once, by someone else (the lowest coin), whatever its double-share coin says. The annotator
+audit (:mod:`sideways.scoring.annotator_audit`) then has pairs for every annotator at the counts where
+a careless one starts to move scores; the first label, which calibration reads, stays the other's.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class Plan:
     double_share: float
     policy: str = "width"
     field: str = "both_correct"
+    first_double: int = 0
 
 
 @lru_cache(maxsize=1 << 20)
@@ -131,6 +138,22 @@ def eligible(plan: Plan, candidates: Sequence[Candidate], state: State, annotato
     ]
 
 
+def own_labels(state: State, annotator: str) -> int:
+    """The labels ``annotator`` has in the log."""
+    return sum(v.count(annotator) for v in state.annotators.values())
+
+
+def first_doubles(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
+                  exclude: Iterable[ItemKey] = ()) -> list[Candidate]:
+    """The predictions labelled once, by another, that ``annotator`` is given while they have fewer than
+    ``plan.first_double`` labels (module docstring); empty after that."""
+    if own_labels(state, annotator) >= plan.first_double:
+        return []
+    mine = state.seen.get(annotator, set())
+    held = set(exclude)
+    return [c for c in candidates if state.count(c.key) == 1 and c.key not in mine and c.key not in held]
+
+
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
               exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
     """The next prediction for ``annotator``, or None when nothing is left for them (``scores``: the
@@ -141,6 +164,9 @@ def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Even
 def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
                     exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
     """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
+    seconds = first_doubles(plan, candidates, state, annotator, exclude)
+    if seconds:
+        return min(seconds, key=lambda c: coin(plan.seed, plan.split, annotator, c.riddle_id, c.model))
     pool = eligible(plan, candidates, state, annotator, exclude)
     if not pool:
         return None

@@ -14,6 +14,8 @@ answer from the whole log (the tests compare them on random logs):
   seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
   queue's choice is the best heap's first eligible entry; the ``holes`` policy runs on a
   :class:`~sideways.annotation_app.queue.State` built from the tally (linear in the predictions);
+- under every policy, while the annotator has fewer than ``plan.first_double`` labels, the prediction labelled
+  once by someone else with the lowest coin first (one heap of them);
 - progress per bin and provider, double labels, empty bins, the annotator's own labels and the
   agreement tallies behind Cohen's kappa.
 """
@@ -99,6 +101,7 @@ class Tally:
         self.by_bin_provider: Counter[tuple[Bin, str]] = Counter()
         self.agree: dict[tuple[str, ...], _Sums] = {}
         self.second: dict[str, _Heap] = {}  # labelled once, wanting a second label
+        self.once = _Heap([])  # labelled once: a new annotator's first labels (Plan.first_double)
         per_cell: dict[tuple[str, Bin], list[tuple[int, ItemKey]]] = {}
         for c in self.candidates:
             per_cell.setdefault((c.model, c.bin), []).append((self.coin[c.key], c.key))
@@ -179,8 +182,11 @@ class Tally:
             self.fresh[(c.model, c.bin)].add(self.coin[key], key)
             if self.version is not None:
                 self.unsure.add((-self.score.get(key, 0.0), self.coin[key]), key)
-        elif count == 1 and wanted(self.plan, c) == 2:
-            self.second[c.model].add(self.coin[key], key)
+        elif count == 1:
+            if wanted(self.plan, c) == 2:
+                self.second[c.model].add(self.coin[key], key)
+            if self.plan.first_double:
+                self.once.add(self.coin[key], key)
 
     # --- the queue
 
@@ -193,11 +199,17 @@ class Tally:
         if c is None or self.seen[key]:
             return False
         n = self.count(key)
+        if n == 1 and self.mine_labels < self.plan.first_double:
+            return True
         return n < wanted(self.plan, c) and (n > 0 or self.started < self.plan.budget)
 
     def next(self, exclude: Iterable[ItemKey] = ()) -> Candidate | None:
         """The queue's next prediction for the annotator (``exclude``: held by other sessions)."""
         held = set(exclude)
+        if self.mine_labels < self.plan.first_double:
+            second = self.once.first(lambda k: self.count(k) == 1 and not self.seen[k], held)
+            if second is not None:
+                return self.by_key[second[1]]
         if self.plan.policy == "uncertain":
             return self._unsure(held)
         if self.plan.policy != "width":

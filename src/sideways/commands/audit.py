@@ -25,7 +25,8 @@ from sideways.scoring.rater_audit import inputs_digest, judge_audit_table
 def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
     """``annotate stats``'s audit: per annotator, agreement and the latent posterior's error rates."""
     print("\nannotators audited (error rates from the latent posterior fitted without each one's labels,\n95% "
-          "intervals; flagged: the interval's lower end above twice the others' median rate):")
+          "intervals; flagged: the interval's lower end above twice the others' median rate, or the double\n"
+          "labels differing more than the others' pairs (p < 0.01) on the side the posterior puts the errors):")
     try:
         jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
         audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split)

@@ -154,6 +154,7 @@ class AnnotationParams:
 
     ``budget``: distinct predictions the app aims to label per split (None: ``share`` of them);
     ``double_share``: the share of labelled predictions a second annotator labels too, for agreement;
+    ``first_double``: an annotator's first labels in a split that are second labels (the annotator audit's pairs);
     ``noise``: the chance that a simulated annotator gets a field wrong (0: truthful annotators).
     """
 
@@ -162,6 +163,7 @@ class AnnotationParams:
     queue: QueuePolicy = "width"
     budget: int | None = None
     double_share: float = 0.1
+    first_double: int = 25
     noise: float = 0.0
     # ``source`` per split when params.yaml gives a mapping ({llm: file, vlm: sim}); ``source`` is then sim
     by_split: tuple[tuple[str, AnnotationSource], ...] = ()
@@ -362,7 +364,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
             "simulated model's predictions that get a label (a fixed count per riddle cannot stay fixed "
             "when a model is added without moving the others' labels; docs/method.md §3)"
         )
-    checks.known_keys(ann, ("source", "share", "budget", "double_share", "queue", "noise"), where)
+    checks.known_keys(ann, ("source", "share", "budget", "double_share", "first_double", "queue", "noise"), where)
     share = checks.number(ann.get("share", 0.5), f"{where}.share", lo=0.0, hi=1.0)
     budget = ann.get("budget")
     if share == 0:
@@ -374,6 +376,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         share=share,
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
+        first_double=checks.integer(ann.get("first_double", 25), f"{where}.first_double", lo=0, hi=100_000),
         queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
         noise=checks.number(ann.get("noise", 0.0), f"{where}.noise", lo=0.0, hi=0.5),
     )

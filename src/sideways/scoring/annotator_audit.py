@@ -15,16 +15,35 @@ error rates ``(e_a, e_j)`` then have the posterior
                                 prod_i sum_c P(c_i = c) e_a^[a_i != a(c)] (1 - e_a)^[a_i == a(c)] e_j^... (1 - e_j)^...
 
 computed on a grid (:data:`GRID`), each field's marginal summarised by its mean and 95% equal-tailed interval. A's
-own labels never judge A. **The flag** (fixed before anything was measured): A is flagged on a field when the
-lower end of its 95% interval is above twice the median of the other annotators' posterior means on that field
-(with at least one other annotator): an error rate clearly at least double the typical annotator's.
+own labels never judge A.
+
+**The double labels.** Where A and another annotator labelled the same prediction, the two labels of a field
+either agree or not. A's disagreements ``d`` of ``n`` such pairs are set against the pairs of the other annotators
+among themselves (``d_o`` of ``n_o``): the one-sided p-value is ``P(X >= d)`` for ``X`` beta-binomial with ``n``
+trials and the others' disagreement rate's posterior ``Beta(1 + d_o, 24 + n_o - d_o)`` (:data:`PAIR_PRIOR`: two
+annotators each erring at the shared label error's 2% disagree about 4% of the time, worth 25 pairs). Why
+beta-binomial: it is A's count as it would be if A's pairs disagreed like the others', with the others' rate as
+uncertain as their pairs leave it. A plain binomial at the others' observed rate takes 0 of 20 for a rate of 0
+and flags any disagreement; Fisher's exact test treats the others' few pairs as the whole truth of the margin
+and, with 0 of 25 among them, cannot reach 1% before 5 of 25 disagreements.
+
+**The flag** (both rules fixed before anything was measured), per field:
+
+- the latent rule: the lower end of A's 95% interval is above twice the median of the other annotators' posterior
+  means on that field (with at least one other annotator): an error rate clearly at least double the typical
+  annotator's;
+- the pair rule: the p-value above is below :data:`PAIR_LEVEL`, and A's posterior mean is above the others'
+  median and above the mean of every annotator A disagreed with on that field. A disagreement does not say which
+  of the two erred; the latent evidence (each one's labels read against the judges and the other annotators) says
+  on whose side the errors fall, so a careful annotator paired with a careless one is not flagged for the careless
+  one's errors.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -39,6 +58,10 @@ FIELDS = {"answer": "human_answer_correct", "justification": "human_justificatio
 GRID = (np.arange(200) + 0.5) / 400
 #: The flag: the lower end of the 95% interval above this multiple of the others' median rate.
 FLAG_RATIO = 2.0
+#: The pair rule's level: one-sided, per annotator and field.
+PAIR_LEVEL = 0.01
+#: The prior of the other annotators' pair disagreement rate (module docstring): Beta(1, 24), mean 4%.
+PAIR_PRIOR = (1.0, 24.0)
 #: Rows of the likelihood computed at once (memory: rows x grid x grid floats).
 _CHUNK = 64
 
@@ -53,10 +76,24 @@ class Rate:
 
 
 @dataclass(frozen=True)
+class Pairs:
+    """One annotator's pair test on one field (module docstring): its ``d`` disagreements of ``n`` pairs, the other
+    annotators' ``others_d`` of ``others_n`` among themselves, the one-sided p-value (None: no pair), and the
+    annotators it disagreed with."""
+
+    d: int
+    n: int
+    others_d: int
+    others_n: int
+    p: float | None
+    against: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class AnnotatorAudit:
     """One annotator: ``labels`` read (rows with a jury verdict), ``double`` predictions another annotator labelled
     too, per field the share agreeing there (Cohen's kappa per pair: :mod:`sideways.annotation.agreement`), the error
-    rates, and the fields flagged."""
+    rates, and the fields flagged; per field, the pair test (:class:`Pairs`)."""
 
     annotator: str
     labels: int
@@ -65,6 +102,7 @@ class AnnotatorAudit:
     error: dict[str, Rate]
     flagged: tuple[str, ...]
     reference: dict[str, float]
+    pairs: dict[str, Pairs] = field(default_factory=dict)
 
     def evidence(self) -> str:
         """One line saying why the annotator is flagged (empty when not)."""
@@ -72,7 +110,11 @@ class AnnotatorAudit:
         for f in self.flagged:
             r = self.error[f]
             agree = self.agreement[f]
-            told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
+            pair = self.pairs.get(f)
+            if pair is not None and pair.p is not None:
+                told = f"; {pair.d}/{pair.n} double differ, others {pair.others_d}/{pair.others_n}, p={pair.p:.2g}"
+            else:
+                told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
             parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}], others' median "
                          f"{100 * self.reference[f]:.1f}%{told}")
         return "; ".join(parts)
@@ -150,6 +192,64 @@ def _agreement(rows: pd.DataFrame, annotator: str) -> tuple[int, dict[str, float
     return len(both), share
 
 
+def pair_counts(rows: pd.DataFrame, annotator: str) -> dict[str, Pairs]:
+    """Per field: ``annotator``'s disagreements and pairs (its label against the first other annotator's, on each
+    prediction both labelled), the other annotators' among themselves (the first two of them on each prediction),
+    the p-value and whom it disagreed with; one label per annotator and prediction (its first)."""
+    once = rows.drop_duplicates(["riddle_id", "model", "annotator"])
+    mine = once[once["annotator"] == annotator]
+    rest = once[once["annotator"] != annotator]
+    other = rest.drop_duplicates(["riddle_id", "model"])
+    both = mine.merge(other, on=["riddle_id", "model"], suffixes=("", "_other"))
+    second = rest[rest.duplicated(["riddle_id", "model"])].drop_duplicates(["riddle_id", "model"])
+    among = other.merge(second, on=["riddle_id", "model"], suffixes=("", "_other"))
+    out = {}
+    for f, col in FIELDS.items():
+        differ = (both[col].astype(bool) != both[f"{col}_other"].astype(bool)).to_numpy()
+        d, d_o = int(differ.sum()), int((among[col].astype(bool) != among[f"{col}_other"].astype(bool)).sum())
+        against = tuple(sorted(set(both["annotator_other"][differ].astype(str))))
+        out[f] = Pairs(d, len(both), d_o, len(among), pair_p(d, len(both), d_o, len(among)), against)
+    return out
+
+
+def pair_p(d: int, n: int, others_d: int, others_n: int) -> float | None:
+    """P(X >= d), X beta-binomial(n, 1 + others_d, 24 + others_n - others_d) (module docstring); None without
+    a pair."""
+    if n <= 0:
+        return None
+    a, b = PAIR_PRIOR[0] + others_d, PAIR_PRIOR[1] + others_n - others_d
+    if d <= 0:
+        return 1.0
+
+    def log_pmf(k: int) -> float:
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + _log_beta(k + a, n - k + b)
+                - _log_beta(a, b))
+
+    return min(1.0, math.fsum(math.exp(log_pmf(k)) for k in range(d, n + 1)))
+
+
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def flag_fields(error: dict[str, Rate], reference: dict[str, float], pairs: dict[str, Pairs],
+                means: dict[str, dict[str, float]]) -> tuple[str, ...]:
+    """The fields flagged (module docstring: the latent rule, or the pair rule on the latent side); ``means``: per
+    field, every annotator's posterior mean."""
+    out = []
+    for f in FIELDS:
+        if math.isnan(reference[f]):
+            continue
+        latent = error[f].lo > FLAG_RATIO * reference[f]
+        pair = pairs.get(f)
+        side = pair is not None and all(error[f].mean > means[f].get(o, math.inf) for o in pair.against)
+        paired = (pair is not None and pair.p is not None and pair.p < PAIR_LEVEL and side
+                  and error[f].mean > reference[f])
+        if latent or paired:
+            out.append(f)
+    return tuple(out)
+
+
 def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFrame, *, seed: int,
                      stream: str) -> list[AnnotatorAudit]:
     """Every annotator of ``labels`` (:func:`label_rows`) audited against one split's panels (module docstring),
@@ -172,15 +272,16 @@ def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.Dat
         draws = latent_class.sample(held, "both_correct", seed=seed, stream=f"{stream}\x1faudit\x1f{name}")
         ea, ej = _marginals(draws.classes[at], mine[at])
         rates[name] = (int(at.sum()), {"answer": ea, "justification": ej})
+    means = {f: {o: rates[o][1][f].mean for o in names if rates[o][0] > 0} for f in FIELDS}
     out = []
     for name in names:
         count, error = rates[name]
         reference = {f: _median([rates[o][1][f].mean for o in names if o != name and rates[o][0] > 0])
                      for f in FIELDS}
-        flagged = tuple(f for f in FIELDS if count and not math.isnan(reference[f])
-                        and error[f].lo > FLAG_RATIO * reference[f])
+        pairs = pair_counts(rows, name)
+        flagged = flag_fields(error, reference, pairs, means) if count else ()
         double, share = _agreement(rows, name)
-        out.append(AnnotatorAudit(name, count, double, share, error, flagged, reference))
+        out.append(AnnotatorAudit(name, count, double, share, error, flagged, reference, pairs))
     return out
 
 
