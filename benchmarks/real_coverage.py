@@ -3,7 +3,8 @@
 Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
-                                     [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]]
+                                     [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]
+                                     [--unsure LO,HI]]
                                      [--order random|uncertain|width]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
@@ -52,7 +53,10 @@ order that gives a different cascade; `--full JSON` reads the full jury's figure
 same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
 cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
 dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
-pipeline does): the naive alternative.
+pipeline does): the naive alternative. `--unsure LO,HI` escalates also the settled rows that a verdicts-only
+latent-class fit of the first judges' verdicts (one per model, no labels: what a judge job sees between its rounds;
+sideways.scoring.cascade.unsure) gives a probability of right strictly between LO and HI: a measured rule, not the
+pipeline's.
 Seeded: the same arguments give the same output.
 """
 
@@ -115,6 +119,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
     p.add_argument("--full", metavar="JSON", help="with --cascade: the full jury's figures from an earlier --json of "
                    "the same arguments without --cascade, instead of measuring them again")
+    p.add_argument("--unsure", metavar="LO,HI", help="with --cascade: also escalate the settled rows a verdicts-only "
+                   "latent fit of the first judges (one per model) gives a probability of right inside (LO, HI)")
     p.add_argument("--unasked", default="marginal", choices=("marginal", "absent"),
                    help="the verdicts a cascade did not ask: marginalised (default) or read as no verdict")
     return p.parse_args(argv)
@@ -330,12 +336,14 @@ def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[
     return {m: tuple(sorted(p, key=lambda j: rank.get(j, len(rank)))) for m, p in pop.tables.panels.items()}
 
 
-def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal") -> Population:
+def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal",
+             band: tuple[float, float] | None = None, seed: int = 0) -> Population:
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
-    (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict)."""
+    (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
+    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade.unsure`, seeded by ``seed``)."""
     panels = cascaded_panels(pop, order)
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first)
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, band, seed)
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
@@ -402,24 +410,42 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[str, ...], args: argparse.Namespace,
                      shares: list[float], names: list[str]) -> dict[str, Any]:
     """One order's cascade: its calls against the full jury's, and every interval's figures beside the full jury's."""
-    seen = cascaded(pop, order, args.first, args.unasked)
+    band = _band(args.unsure)
+    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed)
     calls, full_calls = len(seen.tables.judgments), len(pop.tables.judgments)
     saved = 1 - calls / full_calls
-    print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}): "
-          f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved)")
+    up = seen.jury["both_correct_judges"].to_numpy() > args.first
+    unsure = "" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated"
+    print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}{unsure}): "
+          f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved; "
+          f"{100 * up.mean():.1f}% of predictions escalated)")
     width = {(r["interval"], r["share"]): r["half_width"] for r in full}
     rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])],
                  "labels": kept_count(seen, r["share"], args.order)}
             for r in measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)]
     _print_rows(rows)
-    return {"order": list(order), "first": args.first, "unasked": args.unasked, "calls": calls,
+    return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure, "calls": calls,
             "full_calls": full_calls, "saved": saved, "rows": rows}
+
+
+def _band(spec: str | None) -> tuple[float, float] | None:
+    """``--unsure LO,HI`` as (lo, hi), 0 <= lo < hi <= 1 (None: not given)."""
+    if spec is None:
+        return None
+    try:
+        lo, hi = (float(x) for x in spec.split(","))
+    except ValueError:
+        raise SystemExit(f"--unsure: two numbers LO,HI, got {spec!r}") from None
+    if not 0.0 <= lo < hi <= 1.0:
+        raise SystemExit(f"--unsure: 0 <= LO < HI <= 1, got {spec!r}")
+    return lo, hi
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
+    _band(args.unsure)  # a bad band is refused before anything is measured
     unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))
     if unknown:
         raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS + VARIANTS)})")
@@ -454,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
                 "width_ratio")
         write_json(args.json, {
             "default": CalibrationParams().posterior,
-            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "calls", "full_calls", "saved")}
+            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "calls", "full_calls", "saved")}
                          for c in cascades],
             "rows": [{k: r[k] for k in keep if k in r} for r in rows],
             "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}

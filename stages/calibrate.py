@@ -35,7 +35,8 @@ def main() -> None:
         truth=truth, judgments=judgments if cal.posterior == "latent" else None, stream=args.split,
         cascade=params.jury.cascade.first,
     )
-    audit = audit_record(jury, judgments, labels, predictions, seed=params.seed, split=args.split)
+    audit = audit_record(jury, judgments, labels, predictions, seed=params.seed, split=args.split,
+                         first=params.jury.cascade.first)
     write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
     write_json(paths.audit(args.split), audit)
 

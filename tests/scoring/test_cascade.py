@@ -81,3 +81,28 @@ def test_the_order_of_the_panel_names_the_first_judges():
     assert ev.pattern_codes[ev.pattern].tolist() == [[0, 4, 4]]  # ja's verdict is there, so it is read
     dropped = cascade.drop_unasked(j, {"m": ["jc", "jb", "ja"]}, 2)
     assert sorted(dropped["judge"]) == ["jb", "jc"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from([(True, True), (False, False), (True, False)]), min_size=4, max_size=30),
+       st.floats(0.0, 0.9))
+def test_the_unsure_rule_escalates_more_rows_and_drops_nothing_the_plain_rule_keeps(pairs, lo):
+    """The verdicts-only fit's rule is seeded; the band (0, 1) escalates every row; a cascade with the rule keeps every
+    verdict it keeps without it, and the later judge's verdicts on exactly the rows the rule adds."""
+    verdicts: dict[tuple[str, str, str], tuple[bool | None, bool | None] | str] = {}
+    for i, pair in enumerate(pairs):
+        for judge in JUDGES:
+            verdicts[(f"r{i}", "m", judge)] = pair
+    j = table(verdicts)
+    keys = pd.DataFrame({"riddle_id": [f"r{i}" for i in range(len(pairs))], "model": "m"})
+    first = {"m": ["ja", "jb"]}
+    band = (lo, lo + 0.1)
+    up = cascade.unsure(j, keys, first, band)
+    assert up.tolist() == cascade.unsure(j, keys, first, band).tolist()  # seeded
+    assert cascade.unsure(j, keys, first, (0.0, 1.0)).all()
+    plain = cascade.drop_unasked(j, {"m": list(JUDGES)}, 2)
+    ruled = cascade.drop_unasked(j, {"m": list(JUDGES)}, 2, band)
+    settled = ~cascade.escalated(j, keys, first)
+    assert len(ruled) == len(plain) + int((up & settled).sum())
+    assert set(map(tuple, plain[["riddle_id", "judge"]].to_numpy())) <= set(map(tuple, ruled[["riddle_id",
+                                                                                                  "judge"]].to_numpy()))

@@ -164,3 +164,25 @@ def test_the_width_order_keeps_the_labels_the_app_serves_first(tmp_path):
     assert not kept.duplicated(["riddle_id", "model"]).any()
     assert kept.equals(real_coverage.width_labels(pop, 0.25, 0))
     assert set(kept.columns) == set(pop.labels.columns)
+
+
+def test_the_unsure_rule_escalates_more_and_is_measured_beside_the_plain_cascade(tmp_path, capsys):
+    """--unsure LO,HI: the settled rows a verdicts-only fit of the first judges is unsure of go to the later judges
+    too; the cascade keeps every verdict the plain one keeps, and a bad band is refused in one line."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    order = real_coverage.judge_orders(pop, "gem,mis", 2)[0]
+    plain = real_coverage.cascaded(pop, order, 2)
+    wide = real_coverage.cascaded(pop, order, 2, band=(0.0, 1.0))  # every row: the full jury's verdicts
+    assert len(wide.tables.judgments) == len(pop.tables.judgments) > len(plain.tables.judgments)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "v1", "--cascade", "gem,mis", "--unsure", "0.2,0.8",
+                               "--json", str(out)]) == 0
+    [c] = json.loads(out.read_text())["cascades"]
+    assert c["unsure"] == "0.2,0.8" and len(plain.tables.judgments) <= c["calls"] <= len(pop.tables.judgments)
+    assert "unsure 0.2-0.8 escalated" in capsys.readouterr().out
+    for bad in ("0.9,0.1", "x", "0.1,0.5,0.9"):
+        with pytest.raises(SystemExit, match="--unsure"):
+            real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "gem,mis", "--unsure", bad])

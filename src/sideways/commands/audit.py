@@ -29,7 +29,8 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
           "labels differing more than the others' pairs (p < 0.01) on the side the posterior puts the errors):")
     try:
         jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
-        audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split)
+        audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split,
+                                  first=params.jury.cascade.first)
     except SidewaysError as e:  # no verdicts yet (a CalibrationError too): one line, the rest of stats stands
         print(f"  {e}")
         return
@@ -68,10 +69,11 @@ def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
     record = read_audit(paths.audit(split))
     if (record is not None and record["audit"]["judges"] and predictions is not None  # made from these tables
             and record["inputs"] == inputs_digest(jury, judgments, annotations, predictions, seed=params.seed,
-                                                  split=split)):
+                                                  split=split, first=params.jury.cascade.first)):
         out = pd.DataFrame(record["audit"]["judges"], columns=list(COLUMNS))
     else:
-        out = judge_audit_table(jury, judgments, annotations, predictions, seed=params.seed, split=split)
+        out = judge_audit_table(jury, judgments, annotations, predictions, seed=params.seed, split=split,
+                                first=params.jury.cascade.first)
     order = {"all": 0, "provider": 1, "length": 2}
     return out.sort_values(["judge", "group"], key=lambda s: s.map(order) if s.name == "group" else s,
                            kind="stable").reset_index(drop=True)

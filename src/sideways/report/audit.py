@@ -14,11 +14,12 @@ from sideways.scoring.rater_audit import audit_summary as compute_summary
 from sideways.scoring.rater_audit import inputs_digest
 
 
-def audit_summary(t: SplitTables, seed: int, split: str) -> dict[str, Any]:
+def audit_summary(t: SplitTables, seed: int, split: str, first: int = 0) -> dict[str, Any]:
     """``{"annotators": [...], "judges": [...]}`` of one split: the calibrate stage's record when it was computed
-    from these very tables (``t.audit``), the same function's answer otherwise."""
+    from these very tables (``t.audit``), the same function's answer otherwise (``first``: a cascade's first
+    judges)."""
     frames = (t.jury, t.judgments, t.annotations, t.predictions)
-    if t.audit is not None and t.audit["inputs"] == inputs_digest(*frames, seed=seed, split=split):
+    if t.audit is not None and t.audit["inputs"] == inputs_digest(*frames, seed=seed, split=split, first=first):
         out: dict[str, Any] = t.audit["audit"]
         return out
-    return compute_summary(*frames, seed=seed, split=split)
+    return compute_summary(*frames, seed=seed, split=split, first=first)

@@ -36,8 +36,8 @@ class Report:
 
 
 def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str], seed: int = 0,
-                    split: str = "") -> dict[str, Any]:
-    """The analytics tab of one split."""
+                    split: str = "", first: int = 0) -> dict[str, Any]:
+    """The analytics tab of one split (``first``: a cascade's first judges, for the raters' audit)."""
     riddle = t.riddles.set_index("riddle_id")
     by_riddle = outcomes["riddle_id"].map
     hints = outcomes[["riddle_id", "model"]].merge(t.predictions[["riddle_id", "model", "n_hints"]], how="left")
@@ -50,7 +50,7 @@ def split_analytics(t: SplitTables, outcomes: Any, field: str, models: list[str]
         "calibration": an.calibration_bins(t.jury, t.annotations, field),
         "costs": an.costs(t.predictions, t.judgments),
         "failures": an.failures(t.predictions, t.judgments, models),
-        "audit": audit_summary(t, seed, split),
+        "audit": audit_summary(t, seed, split, first),
     }
 
 
@@ -100,7 +100,7 @@ def build_report(splits: dict[str, SplitTables], params: Params, header: dict[st
         summary["splits"][split] = {
             "leaderboard": leaderboard_rows(t.scores, field, pairs),
             "models": taking,
-            "analytics": split_analytics(t, outcomes, field, taking, params.seed, split)
+            "analytics": split_analytics(t, outcomes, field, taking, params.seed, split, params.jury.cascade.first)
             | {"design": design(params, split, t)},
             "index": index,
             "chunks": len(chunks[split]),

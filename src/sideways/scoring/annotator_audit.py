@@ -251,13 +251,13 @@ def flag_fields(error: dict[str, Rate], reference: dict[str, float], pairs: dict
 
 
 def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFrame, *, seed: int,
-                     stream: str) -> list[AnnotatorAudit]:
+                     stream: str, first: int = 0) -> list[AnnotatorAudit]:
     """Every annotator of ``labels`` (:func:`label_rows`) audited against one split's panels (module docstring),
     sorted by name. Each annotator's fit is seeded by (seed, stream, annotator): the same inputs, the same bytes."""
     rows = label_rows(labels)
     if rows.empty:
         return []
-    evidence = latent_class.table_evidence(jury, judgments, rows.drop_duplicates(["riddle_id", "model"]))
+    evidence = latent_class.table_evidence(jury, judgments, rows.drop_duplicates(["riddle_id", "model"]), first)
     keys = evidence.keys
     names = sorted(rows["annotator"].unique())
     rates: dict[str, tuple[int, dict[str, Rate]]] = {}

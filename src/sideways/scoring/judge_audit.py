@@ -52,9 +52,11 @@ class JudgeRates:
 
 
 def posterior_rows(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame, *, seed: int,
-                   stream: str) -> JudgeRates:
-    """The latent-class model's draws of each row's truth per field (one chain, both fields read from its classes)."""
-    rows = latent_class.table_evidence(jury, judgments, annotations)
+                   stream: str, first: int = 0) -> JudgeRates:
+    """The latent-class model's draws of each row's truth per field (one chain, both fields read from its classes);
+    ``first``: a cascade's first judges (``jury.cascade.first``, 0 none): a later judge it did not ask is off the
+    row's pattern, not a "no verdict" (:func:`sideways.scoring.latent_class.table_evidence`)."""
+    rows = latent_class.table_evidence(jury, judgments, annotations, first)
     draws = latent_class.sample(rows.evidence, "both_correct", seed=seed, stream=f"{stream}\x1fjudges",
                                 keep_classes=True)
     assert draws.row_classes is not None

@@ -27,10 +27,12 @@ _NUMBERS = ("estimate", "lo", "hi", "n")
 
 
 def inputs_digest(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                  predictions: pd.DataFrame, *, seed: int, split: str) -> str:
+                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> str:
     """sha256 of everything the audit reads: the four tables in :func:`canonical` order (columns, types, every
-    value) and the seed and split its fits are seeded by."""
-    h = hashlib.sha256(f"sideways.audit\x1f{seed}\x1f{split}".encode())
+    value), the seed and split its fits are seeded by, and a cascade's first judges (0, none: the digest it always
+    had)."""
+    cascade = f"\x1fcascade {first}" if first else ""
+    h = hashlib.sha256(f"sideways.audit\x1f{seed}\x1f{split}{cascade}".encode())
     for frame in canonical(jury, judgments, annotations, predictions):
         h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
         h.update(len(frame).to_bytes(8, "little"))
@@ -52,24 +54,25 @@ def canonical(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataF
 
 
 def judge_audit_table(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                predictions: pd.DataFrame | None, *, seed: int, split: str) -> pd.DataFrame:
+                predictions: pd.DataFrame | None, *, seed: int, split: str, first: int = 0) -> pd.DataFrame:
     """The judges' audit (:func:`sideways.scoring.judge_audit.audit_judges`) of the tables in :func:`canonical`
-    order: the one estimator behind the record, the report and ``sideways show --judges``."""
+    order: the one estimator behind the record, the report and ``sideways show --judges``. ``first``: a cascade's
+    first judges (``jury.cascade.first``): the verdicts it did not ask are not asked, not "no verdict"."""
     empty = pd.DataFrame(columns=["riddle_id", "model", "answer", "justification"])
     jury, judgments, annotations, ordered = canonical(jury, judgments, annotations,
                                                       empty if predictions is None else predictions)
-    rates = posterior_rows(jury, judgments, annotations, seed=seed, stream=split)
+    rates = posterior_rows(jury, judgments, annotations, seed=seed, stream=split, first=first)
     return audit_judges(rates, jury, judgments, None if predictions is None else ordered)
 
 
 def audit_summary(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                  predictions: pd.DataFrame, *, seed: int, split: str) -> dict[str, Any]:
+                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> dict[str, Any]:
     """``{"annotators": [...], "judges": [...]}`` of one split (the tables in :func:`canonical` order); empty lists
-    when the split has no verdict (or no label, for the annotators)."""
+    when the split has no verdict (or no label, for the annotators). ``first``: :func:`judge_audit_table`'s."""
     jury, judgments, annotations, predictions = canonical(jury, judgments, annotations, predictions)
     try:
-        annotators = audit_annotators(jury, judgments, annotations, seed=seed, stream=split)
-        judges = judge_audit_table(jury, judgments, annotations, predictions, seed=seed, split=split)
+        annotators = audit_annotators(jury, judgments, annotations, seed=seed, stream=split, first=first)
+        judges = judge_audit_table(jury, judgments, annotations, predictions, seed=seed, split=split, first=first)
     except (SidewaysError, ValueError):  # a split without a single verdict: nothing to audit
         return {"annotators": [], "judges": []}
     return {
@@ -83,11 +86,11 @@ def audit_summary(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.D
 
 
 def audit_record(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                 predictions: pd.DataFrame, *, seed: int, split: str) -> dict[str, Any]:
+                 predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> dict[str, Any]:
     """What the calibrate stage writes: ``{"inputs": digest, "audit": summary}`` (:func:`inputs_digest`,
-    :func:`audit_summary`)."""
-    return {"inputs": inputs_digest(jury, judgments, annotations, predictions, seed=seed, split=split),
-            "audit": audit_summary(jury, judgments, annotations, predictions, seed=seed, split=split)}
+    :func:`audit_summary`; ``first``: a cascade's first judges)."""
+    return {"inputs": inputs_digest(jury, judgments, annotations, predictions, seed=seed, split=split, first=first),
+            "audit": audit_summary(jury, judgments, annotations, predictions, seed=seed, split=split, first=first)}
 
 
 def check_record(data: Any, where: str) -> dict[str, Any]:
