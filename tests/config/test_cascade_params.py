@@ -73,3 +73,21 @@ def test_check_names_a_cascade_judge_that_is_not_in_the_pool_in_one_line(tmp_pat
     assert main(["check"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "jury.cascade.order: 'judge-grok' is not a judge of jury.pool" in err
+
+
+def test_the_annotation_apps_audit_knows_the_cascade(default_params):
+    """The app's progress view audits annotators against panels whose later judges were asked only where the first
+    disagreed: it must read their missing verdicts as not asked (the audit's ``first``), as calibrate does."""
+    from sideways.annotation_app.audit_field import _FIELDS, audit_field
+    from sideways.commands.annotate import plan_for
+
+    params = parse_params(with_cascade(default_params, {"first": 2, "order": []}))
+    plan = plan_for(params, "llm", [])
+    assert plan.cascade_first == 2
+    class Service:  # the audit field's one need of the service: its plan (held by a weak reference)
+        def __init__(self) -> None:
+            self.plan = plan
+
+    service = Service()
+    audit_field(service, 0, list)
+    assert _FIELDS[service].first == 2

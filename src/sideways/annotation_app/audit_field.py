@@ -46,8 +46,8 @@ def split_tables(split: str, models: list[str], root: Path = Path(".")) -> tuple
 class AuditField:
     """The audit of one split's labels, kept and refreshed by a background thread (module docstring)."""
 
-    def __init__(self, seed: int, split: str, root: Path = Path(".")) -> None:
-        self.seed, self.split, self.root = seed, split, root
+    def __init__(self, seed: int, split: str, root: Path = Path("."), first: int = 0) -> None:
+        self.seed, self.split, self.root, self.first = seed, split, root, first
         self.lock = threading.Lock()
         self.done: dict[str, Any] = {"labels": None, "lines": ["annotators audited: computing"]}
         self.asked: int | None = None
@@ -74,7 +74,7 @@ class AuditField:
                 if jury is None:
                     raise SidewaysError(f"{paths.jury(self.split)}: not computed yet; run `dvc repro` first")
                 self.tables = split_tables(self.split, sorted(jury["model"].unique()), self.root)
-            audits = audit_annotators(*self.tables, frame, seed=self.seed, stream=self.split)
+            audits = audit_annotators(*self.tables, frame, seed=self.seed, stream=self.split, first=self.first)
             done: dict[str, Any] = {"labels": len(frame), "lines": annotator_lines(audits),
                                     "flagged": [a.annotator for a in audits if a.flagged]}
         except Exception as exc:  # noqa: BLE001 - a background thread: whatever stops it is said on the page
@@ -90,5 +90,5 @@ def audit_field(service: Any, count: int, events: Callable[[], list[Event]]) -> 
     """The ``audit`` field of ``service``'s progress answer (one :class:`AuditField` per service): ``count`` labels
     survive in the log, ``events()`` lists them."""
     if service not in _FIELDS:
-        _FIELDS[service] = AuditField(service.plan.seed, service.plan.split)
+        _FIELDS[service] = AuditField(service.plan.seed, service.plan.split, first=service.plan.cascade_first)
     return _FIELDS[service].field(count, events)

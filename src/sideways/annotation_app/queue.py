@@ -69,6 +69,7 @@ class Plan:
     policy: str = "width"
     field: str = "both_correct"
     first_double: int = 0
+    cascade_first: int = 0  # jury.cascade.first: the audit reads the later judges' unasked verdicts as not asked
 
 
 @lru_cache(maxsize=1 << 20)

@@ -90,7 +90,7 @@ def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
     """The queue settings: ``annotations.budget`` (default: ``share`` of the predictions)."""
     budget = params.annotations.budget or max(1, round(params.annotations.share * len(items)))
     return Plan(params.seed, split, budget, params.annotations.double_share, params.annotations.queue,
-                params.calibration.field, params.annotations.first_double)
+                params.calibration.field, params.annotations.first_double, params.jury.cascade.first)
 
 
 def empty_bins_fail(params: Params) -> bool:
