@@ -99,7 +99,8 @@ def one_run(params: Any, riddles: pd.DataFrame, seed: int, share: float, people:
     audit = audit_annotators(jury, judgments, labels, seed=seed, stream=SPLIT)
     out["audit"] = {a.annotator: {"labels": a.labels, "flagged": list(a.flagged),
                                   "latent": [f for f in a.flagged if a.error[f].lo > FLAG_RATIO * a.reference[f]],
-                                  "pairs": {f: [q.d, q.n, q.others_d, q.others_n, q.p] for f, q in a.pairs.items()},
+                                  "pairs": {f: [q.d, q.n, q.others_d, q.others_n, q.p, q.charged]
+                                            for f, q in a.pairs.items()},
                                   "error": {f: [r.mean, r.lo, r.hi] for f, r in a.error.items()}} for a in audit}
     return out
 
@@ -147,11 +148,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _pairs(runs: list[dict[str, Any]], *names: str) -> str:
-    """Median pairs and disagreements a/j of ``names`` over ``runs``, and the others' pairs."""
+    """Median double labels, disagreements and charged errors a/j of ``names`` over ``runs``, and the others'
+    charged errors (justification)."""
     got = [r["audit"][n]["pairs"] for r in runs for n in names]
-    return (f"pairs {_median([g['answer'][1] for g in got]):.0f}, disagree a/j "
-            f"{_median([g['answer'][0] for g in got]):.1f} / {_median([g['justification'][0] for g in got]):.1f} "
-            f"(others {_median([g['justification'][2] for g in got]):.0f} of "
+    return (f"double {_median([g['answer'][1] for g in got]):.0f}, differ a/j "
+            f"{_median([g['answer'][0] for g in got]):.1f} / {_median([g['justification'][0] for g in got]):.1f}, "
+            f"charged {_median([g['answer'][5] for g in got]):.1f} / "
+            f"{_median([g['justification'][5] for g in got]):.1f}"
+            f" (others {_median([g['justification'][2] for g in got]):.1f} of "
             f"{_median([g['justification'][3] for g in got]):.0f})")
 
 
