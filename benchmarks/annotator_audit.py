@@ -99,7 +99,8 @@ def one_run(params: Any, riddles: pd.DataFrame, seed: int, share: float, people:
     audit = audit_annotators(jury, judgments, labels, seed=seed, stream=SPLIT)
     out["audit"] = {a.annotator: {"labels": a.labels, "flagged": list(a.flagged),
                                   "latent": [f for f in a.flagged if a.error[f].lo > FLAG_RATIO * a.reference[f]],
-                                  "pairs": {f: [q.d, q.n, q.others_d, q.others_n, q.p] for f, q in a.pairs.items()},
+                                  "pairs": {f: [q.d, q.n, q.others_d, q.others_n, q.p, q.charged]
+                                            for f, q in a.pairs.items()},
                                   "error": {f: [r.mean, r.lo, r.hi] for f, r in a.error.items()}} for a in audit}
     return out
 
@@ -147,27 +148,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _pairs(runs: list[dict[str, Any]], *names: str) -> str:
-    """Median pairs and disagreements a/j of ``names`` over ``runs``, and the others' pairs."""
+    """Median double labels, disagreements and charged errors a/j of ``names`` over ``runs``, and the others'
+    charged errors (justification)."""
     got = [r["audit"][n]["pairs"] for r in runs for n in names]
-    return (f"pairs {_median([g['answer'][1] for g in got]):.0f}, disagree a/j "
-            f"{_median([g['answer'][0] for g in got]):.1f} / {_median([g['justification'][0] for g in got]):.1f} "
-            f"(others {_median([g['justification'][2] for g in got]):.0f} of "
+    return (f"double {_median([g['answer'][1] for g in got]):.0f}, differ a/j "
+            f"{_median([g['answer'][0] for g in got]):.1f} / {_median([g['justification'][0] for g in got]):.1f}, "
+            f"charged {_median([g['answer'][5] for g in got]):.1f} / "
+            f"{_median([g['justification'][5] for g in got]):.1f}"
+            f" (others {_median([g['justification'][2] for g in got]):.1f} of "
             f"{_median([g['justification'][3] for g in got]):.0f})")
 
 
 def _reach(rate: float, figures: dict[str, Any]) -> None:
-    """What the pair rule can see at each count of pairs: against others' pairs that never disagree (careful
-    simulated annotators write the truth), the fewest disagreements flagged (p < PAIR_LEVEL), the expected count
-    of an annotator erring at ``rate`` on a field, and the chance it reaches the fewest on one field / on either
-    (the two fields' flips independent)."""
-    print(f"\nwhat the pair rule can see (others' pairs: 75, none disagreeing; an annotator erring {rate} a field):")
+    """What the pair rule can see at each count of double labels: against others' labels never charged an error
+    (careful simulated annotators write the truth), the fewest charged errors flagged (p < PAIR_LEVEL), the
+    expected count of an annotator erring at ``rate`` on a field (each error charged to it), and the chance it
+    reaches the fewest on one field / on either (the two fields' flips independent)."""
+    print(f"\nwhat the pair rule can see (others: 75 double labels, none charged; an annotator erring {rate} a field):")
     figures["reach"] = []
     for n in (10, 25, 50, 100, 200):
         least = next((d for d in range(n + 1) if (pair_p(d, n, 0, 75) or 1.0) < PAIR_LEVEL), n + 1)
         one = sum(math.comb(n, k) * rate**k * (1 - rate)**(n - k) for k in range(least, n + 1))
         either = 1 - (1 - one) ** 2
         figures["reach"].append({"pairs": n, "least": least, "expected": n * rate, "one": one, "either": either})
-        print(f"  {n:>3} pairs: flags {least}+ disagreements; expected {n * rate:.2f}; reached on one field "
+        print(f"  {n:>3} double labels: flags {least}+ charged errors; expected {n * rate:.2f}; reached on one field "
               f"{one:.3f}, on either {either:.3f}")
     careful = 0.02  # two careful annotators each erring 1% a field disagree about 2% of the time
     n = next(n for n in range(1, 5000) if _power(n, careful, rate + careful) >= 0.8)

@@ -26,7 +26,8 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
     """``annotate stats``'s audit: per annotator, agreement and the latent posterior's error rates."""
     print("\nannotators audited (error rates from the latent posterior fitted without each one's labels,\n95% "
           "intervals; flagged: the interval's lower end above twice the others' median rate, or the double\n"
-          "labels differing more than the others' pairs (p < 0.01) on the side the posterior puts the errors):")
+          "labels' disputes, each charged to the label the judges and other labels say erred, charging it more than\n"
+          "the others (p < 0.01)):")
     try:
         jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
         audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split,

@@ -17,26 +17,32 @@ error rates ``(e_a, e_j)`` then have the posterior
 computed on a grid (:data:`GRID`), each field's marginal summarised by its mean and 95% equal-tailed interval. A's
 own labels never judge A.
 
-**The double labels.** Where A and another annotator labelled the same prediction, the two labels of a field
-either agree or not. A's disagreements ``d`` of ``n`` such pairs are set against the pairs of the other annotators
-among themselves (``d_o`` of ``n_o``): the one-sided p-value is ``P(X >= d)`` for ``X`` beta-binomial with ``n``
-trials and the others' disagreement rate's posterior ``Beta(1 + d_o, 24 + n_o - d_o)`` (:data:`PAIR_PRIOR`: two
-annotators each erring at the shared label error's 2% disagree about 4% of the time, worth 25 pairs). Why
-beta-binomial: it is A's count as it would be if A's pairs disagreed like the others', with the others' rate as
-uncertain as their pairs leave it. A plain binomial at the others' observed rate takes 0 of 20 for a rate of 0
-and flags any disagreement; Fisher's exact test treats the others' few pairs as the whole truth of the margin
-and, with 0 of 25 among them, cannot reach 1% before 5 of 25 disagreements.
+**The double labels.** Where several annotators labelled the same prediction (one label each, its first), their
+labels of a field either all agree or not. Where they do not, each label is charged the posterior probability that
+it is the wrong one: the field's truth ``t`` has the prior the judges give it (the latent-class model fitted once on
+every label of a prediction labelled once, so that each disputed prediction's class comes from its panel, its
+model's shares and its riddle's state, the judges read against the undisputed labels) and each label of it is
+wrong with the same probability (the shared label error's mean, 2%): the null hypothesis the test asks about. Two
+labels that differ cancel and the judges decide; a third label settles it. A disagreement thus counts against
+whichever side the evidence on that prediction says erred, fractionally, not against both nor against whoever has
+the higher overall rate.
+
+A's charged errors ``D`` (rounded) of its ``n`` labels on predictions labelled more than once are set against the
+other annotators' charged errors ``D_o`` of their ``n_o``: the one-sided p-value is ``P(X >= D)`` for ``X``
+beta-binomial with ``n`` trials and the others' error rate's posterior ``Beta(1 + D_o, 49 + n_o - D_o)``
+(:data:`PAIR_PRIOR`: the shared label error's prior, 2%, worth 50 labels). Why beta-binomial: it is A's count as it
+would be if A erred like the others, with the others' rate as uncertain as their labels leave it. **The
+reference is robust:** an annotator whose own p-value, against all the others pooled, is below
+:data:`SUSPECT_LEVEL` is left out of every other annotator's reference, so one bad annotator does not widen the
+reference the next one is tested against (with every other one suspect, the reference is the prior alone).
 
 **The flag** (both rules fixed before anything was measured), per field:
 
 - the latent rule: the lower end of A's 95% interval is above twice the median of the other annotators' posterior
   means on that field (with at least one other annotator): an error rate clearly at least double the typical
   annotator's;
-- the pair rule: the p-value above is below :data:`PAIR_LEVEL`, and A's posterior mean is above the others'
-  median and above the mean of every annotator A disagreed with on that field. A disagreement does not say which
-  of the two erred; the latent evidence (each one's labels read against the judges and the other annotators) says
-  on whose side the errors fall, so a careful annotator paired with a careless one is not flagged for the careless
-  one's errors.
+- the pair rule: the p-value above is below :data:`PAIR_LEVEL`. A careful annotator paired with a careless one is
+  not charged the careless one's errors, the judges saying on which side each disputed label fell.
 """
 
 from __future__ import annotations
@@ -60,8 +66,12 @@ GRID = (np.arange(200) + 0.5) / 400
 FLAG_RATIO = 2.0
 #: The pair rule's level: one-sided, per annotator and field.
 PAIR_LEVEL = 0.01
-#: The prior of the other annotators' pair disagreement rate (module docstring): Beta(1, 24), mean 4%.
-PAIR_PRIOR = (1.0, 24.0)
+#: The prior of the other annotators' charged error rate (module docstring): Beta(1, 49), mean 2%.
+PAIR_PRIOR = (1.0, 49.0)
+#: An annotator whose own pair p-value is below this is left out of the others' references (module docstring).
+SUSPECT_LEVEL = 0.05
+#: Each label's error probability when charging a disagreement (the shared label error's prior mean).
+CHARGE_ERROR = 0.02
 #: Rows of the likelihood computed at once (memory: rows x grid x grid floats).
 _CHUNK = 64
 
@@ -77,16 +87,18 @@ class Rate:
 
 @dataclass(frozen=True)
 class Pairs:
-    """One annotator's pair test on one field (module docstring): its ``d`` disagreements of ``n`` pairs, the other
-    annotators' ``others_d`` of ``others_n`` among themselves, the one-sided p-value (None: no pair), and the
+    """One annotator's pair test on one field (module docstring): ``d`` of its ``n`` labels on predictions labelled
+    more than once differ from another label, ``charged`` errors charged to it, the others' charged errors
+    ``others_d`` of their ``others_n`` labels (suspects left out), the one-sided p-value (None: no pair), and the
     annotators it disagreed with."""
 
     d: int
     n: int
-    others_d: int
+    others_d: float
     others_n: int
     p: float | None
     against: tuple[str, ...] = ()
+    charged: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,8 @@ class AnnotatorAudit:
             agree = self.agreement[f]
             pair = self.pairs.get(f)
             if pair is not None and pair.p is not None:
-                told = f"; {pair.d}/{pair.n} double differ, others {pair.others_d}/{pair.others_n}, p={pair.p:.2g}"
+                told = (f"; {pair.d}/{pair.n} double differ, {pair.charged:.1f} its errors, others "
+                        f"{pair.others_d:.1f}/{pair.others_n}, p={pair.p:.2g}")
             else:
                 told = "" if agree is None else f", {100 * agree:.0f}% agreed of {self.double} double"
             parts.append(f"{f} error {100 * r.mean:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}], others' median "
@@ -192,28 +205,60 @@ def _agreement(rows: pd.DataFrame, annotator: str) -> tuple[int, dict[str, float
     return len(both), share
 
 
-def pair_counts(rows: pd.DataFrame, annotator: str) -> dict[str, Pairs]:
-    """Per field: ``annotator``'s disagreements and pairs (its label against the first other annotator's, on each
-    prediction both labelled), the other annotators' among themselves (the first two of them on each prediction),
-    the p-value and whom it disagreed with; one label per annotator and prediction (its first)."""
+def charges(rows: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """Every label on a prediction more than one annotator labelled (each annotator's first), per field whether it
+    differs from another label there and the error charged to it (module docstring); ``truth``: per prediction
+    (riddle_id, model), each field's prior probability of being right (columns named by :data:`FIELDS`)."""
     once = rows.drop_duplicates(["riddle_id", "model", "annotator"])
-    mine = once[once["annotator"] == annotator]
-    rest = once[once["annotator"] != annotator]
-    other = rest.drop_duplicates(["riddle_id", "model"])
-    both = mine.merge(other, on=["riddle_id", "model"], suffixes=("", "_other"))
-    second = rest[rest.duplicated(["riddle_id", "model"])].drop_duplicates(["riddle_id", "model"])
-    among = other.merge(second, on=["riddle_id", "model"], suffixes=("", "_other"))
-    out = {}
+    multi = once[once.duplicated(["riddle_id", "model"], keep=False)]
+    out = multi[["riddle_id", "model", "annotator"]].reset_index(drop=True)
+    merged = multi.merge(truth, on=["riddle_id", "model"], how="left", suffixes=("", "_truth"))
+    step = math.log((1 - CHARGE_ERROR) / CHARGE_ERROR)
+    keys = [merged["riddle_id"], merged["model"]]
     for f, col in FIELDS.items():
-        differ = (both[col].astype(bool) != both[f"{col}_other"].astype(bool)).to_numpy()
-        d, d_o = int(differ.sum()), int((among[col].astype(bool) != among[f"{col}_other"].astype(bool)).sum())
-        against = tuple(sorted(set(both["annotator_other"][differ].astype(str))))
-        out[f] = Pairs(d, len(both), d_o, len(among), pair_p(d, len(both), d_o, len(among)), against)
+        label = merged[col].astype(bool).to_numpy()
+        prior = np.clip(merged[f"{col}_truth"].fillna(0.5).to_numpy(dtype=float), 1e-9, 1 - 1e-9)
+        sign = pd.Series(np.where(label, step, -step))
+        votes = sign.groupby(keys).transform("sum").to_numpy()
+        ones = pd.Series(label.astype(int)).groupby(keys).transform("sum").to_numpy()
+        count = pd.Series(label).groupby(keys).transform("size").to_numpy()
+        right = 1 / (1 + np.exp(-(np.log(prior) - np.log1p(-prior) + votes)))  # P(t = right | all labels)
+        differ = (ones > 0) & (ones < count)
+        out[f"{f}_differ"] = differ
+        out[f"{f}_charge"] = np.where(differ, np.where(label, 1 - right, right), 0.0)
     return out
 
 
-def pair_p(d: int, n: int, others_d: int, others_n: int) -> float | None:
-    """P(X >= d), X beta-binomial(n, 1 + others_d, 24 + others_n - others_d) (module docstring); None without
+def pair_tests(rows: pd.DataFrame, truth: pd.DataFrame) -> dict[str, dict[str, Pairs]]:
+    """Per annotator of ``rows`` and field, the pair test (module docstring), ``truth`` as in :func:`charges`."""
+    names = sorted(rows["annotator"].unique())
+    charged = charges(rows, truth)
+    out: dict[str, dict[str, Pairs]] = {n: {} for n in names}
+    for f in FIELDS:
+        per = {n: charged[charged["annotator"] == n] for n in names}
+        count = {n: len(per[n]) for n in names}
+        load = {n: float(per[n][f"{f}_charge"].sum()) for n in names}
+
+        suspect = {n for n in names
+                   if (_tested(n, [o for o in names if o != n], load, count) or 1.0) < SUSPECT_LEVEL}
+        for n in names:
+            pool = [o for o in names if o != n and o not in suspect]
+            mine = per[n]
+            differ = mine[mine[f"{f}_differ"]][["riddle_id", "model"]]
+            against = charged.merge(differ, on=["riddle_id", "model"])
+            who = tuple(sorted(set(against["annotator"].astype(str)) - {n}))
+            out[n][f] = Pairs(int(mine[f"{f}_differ"].sum()), count[n], sum(load[o] for o in pool),
+                              sum(count[o] for o in pool), _tested(n, pool, load, count), who, load[n])
+    return out
+
+
+def _tested(name: str, pool: list[str], load: dict[str, float], count: dict[str, int]) -> float | None:
+    """``name``'s charged errors (rounded) against those of ``pool`` pooled: :func:`pair_p`."""
+    return pair_p(math.floor(load[name] + 0.5), count[name], sum(load[o] for o in pool), sum(count[o] for o in pool))
+
+
+def pair_p(d: int, n: int, others_d: float, others_n: int) -> float | None:
+    """P(X >= d), X beta-binomial(n, 1 + others_d, 49 + others_n - others_d) (module docstring); None without
     a pair."""
     if n <= 0:
         return None
@@ -232,19 +277,15 @@ def _log_beta(a: float, b: float) -> float:
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
 
-def flag_fields(error: dict[str, Rate], reference: dict[str, float], pairs: dict[str, Pairs],
-                means: dict[str, dict[str, float]]) -> tuple[str, ...]:
-    """The fields flagged (module docstring: the latent rule, or the pair rule on the latent side); ``means``: per
-    field, every annotator's posterior mean."""
+def flag_fields(error: dict[str, Rate], reference: dict[str, float], pairs: dict[str, Pairs]) -> tuple[str, ...]:
+    """The fields flagged (module docstring: the latent rule, or the pair rule on the charged errors)."""
     out = []
     for f in FIELDS:
         if math.isnan(reference[f]):
             continue
         latent = error[f].lo > FLAG_RATIO * reference[f]
         pair = pairs.get(f)
-        side = pair is not None and all(error[f].mean > means[f].get(o, math.inf) for o in pair.against)
-        paired = (pair is not None and pair.p is not None and pair.p < PAIR_LEVEL and side
-                  and error[f].mean > reference[f])
+        paired = pair is not None and pair.p is not None and pair.p < PAIR_LEVEL
         if latent or paired:
             out.append(f)
     return tuple(out)
@@ -272,16 +313,31 @@ def audit_annotators(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.Dat
         draws = latent_class.sample(held, "both_correct", seed=seed, stream=f"{stream}\x1faudit\x1f{name}")
         ea, ej = _marginals(draws.classes[at], mine[at])
         rates[name] = (int(at.sum()), {"answer": ea, "justification": ej})
-    means = {f: {o: rates[o][1][f].mean for o in names if rates[o][0] > 0} for f in FIELDS}
+    tests = pair_tests(rows, _judged(evidence, rows, seed=seed, stream=stream))
     out = []
     for name in names:
         count, error = rates[name]
         reference = {f: _median([rates[o][1][f].mean for o in names if o != name and rates[o][0] > 0])
                      for f in FIELDS}
-        pairs = pair_counts(rows, name)
-        flagged = flag_fields(error, reference, pairs, means) if count else ()
+        pairs = tests[name]
+        flagged = flag_fields(error, reference, pairs) if count else ()
         double, share = _agreement(rows, name)
         out.append(AnnotatorAudit(name, count, double, share, error, flagged, reference, pairs))
+    return out
+
+
+def _judged(evidence: latent_class.Rows, rows: pd.DataFrame, *, seed: int, stream: str) -> pd.DataFrame:
+    """Each prediction's probability that its answer (justification) is right, from one fit on the labels of the
+    predictions labelled once (module docstring): the disputed ones read from their panels."""
+    once = rows.drop_duplicates(["riddle_id", "model", "annotator"])
+    single = once[~once.duplicated(["riddle_id", "model"], keep=False)]
+    label = _first_labels(single, evidence.keys)
+    draws = latent_class.sample(replace(evidence.evidence, label=label), "both_correct", seed=seed,
+                                stream=f"{stream}\x1faudit\x1fdisputed")
+    c = np.arange(latent_class.CLASSES)
+    out = evidence.keys[["riddle_id", "model"]].copy()
+    out[FIELDS["answer"]] = draws.classes[:, c % 2 == 1].sum(axis=1)
+    out[FIELDS["justification"]] = draws.classes[:, c // 2 == 1].sum(axis=1)
     return out
 
 
