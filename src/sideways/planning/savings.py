@@ -51,7 +51,8 @@ def exam_sample_savings(params: Params, planned: Sequence[Planned], estimates: S
             requests += unasked * len(mine)  # an answer and each judge's grade a question
             sent = sum(e.to_send for _, e in mine)
             cost = sum((e.cost_usd or 0.0) for _, e in mine)
-            if usd_known is not None and (not sent or not asked or any(e.cost_usd is None for _, e in mine if e.to_send)):
+            unpriced = any(e.cost_usd is None for _, e in mine if e.to_send)
+            if usd_known is not None and (not sent or not asked or unpriced):
                 usd_known = None
             elif usd_known is not None:
                 usd_known += unasked * len(mine) * cost / sent
