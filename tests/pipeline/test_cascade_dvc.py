@@ -16,28 +16,13 @@ from contextlib import ExitStack
 import pandas as pd
 import pytest
 
+from helpers.cascade_project import SPLIT, SPLIT_REPLY, cascade_project
 from helpers.harness import executed, new_repo, run
 from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
 KEY = "sk-fake-cascade"
-SPLIT = ("Three Lamps, One Flask", "Parcels Weighed in Pairs")  # titles of two llm riddles the judges split on
-SPLIT_REPLY = '{"is_answer_correct": true, "is_justification_correct": false}'
-
-
-def cascade_project(urls: dict[str, str]):
-    """params.yaml: two simulated models on llm, no exam, a pool of three judges on ``urls``, a 2+1 cascade."""
-    def change(p: dict) -> None:
-        p["splits"] = ["llm"]
-        p["models"] = {k: v for k, v in p["models"].items() if k in ("atlas-large", "quill-max")}
-        p["exams"] = {}
-        p["jury"]["judges"] = 3
-        p["jury"]["pool"] = {key: {"backend": "openai-compatible", "base_url": url, "api_key_env": "LOCAL_LLM_KEY",
-                                   "provider": f"{key}-co", "name": f"{key}-1"} for key, url in urls.items()}
-        p["jury"]["cascade"] = {"first": 2, "order": ["judge-c", "judge-a"]}
-        p["requests"].update(backoff_s=0.01, max_backoff_s=0.02, max_attempts=2, timeout_s=5.0)
-    return change
 
 
 def test_a_cascade_sends_its_second_round_only_the_predictions_its_first_judges_disagree_on(tmp_path):

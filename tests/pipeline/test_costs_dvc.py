@@ -17,31 +17,16 @@ from contextlib import ExitStack
 import pandas as pd
 import pytest
 
+from helpers.cascade_project import SPLIT, SPLIT_REPLY, cascade_project
 from helpers.harness import new_repo, run
 from sideways.testing.openai_server import Behaviour, FakeServer
 
 pytestmark = pytest.mark.slow
 
 KEY = "sk-fake-costs"
-SPLIT = ("Three Lamps, One Flask", "Parcels Weighed in Pairs")  # titles of two llm riddles the judges split on
-SPLIT_REPLY = '{"is_answer_correct": true, "is_justification_correct": false}'
 PRICES = {"judge-a-1": {"input_per_mtok": 1.0, "output_per_mtok": 2.0},
           "judge-b-1": {"input_per_mtok": 30.0, "output_per_mtok": 60.0},
           "judge-c-1": {"input_per_mtok": 0.5, "output_per_mtok": 1.0}}
-
-
-def priced_cascade(urls: dict[str, str]):
-    def change(p: dict) -> None:
-        p["splits"] = ["llm"]
-        p["models"] = {k: v for k, v in p["models"].items() if k in ("atlas-large", "quill-max")}
-        p["exams"] = {}
-        p["jury"]["judges"] = 3
-        p["jury"]["pool"] = {key: {"backend": "openai-compatible", "base_url": url, "api_key_env": "LOCAL_LLM_KEY",
-                                   "provider": f"{key}-co", "name": f"{key}-1"} for key, url in urls.items()}
-        p["jury"]["cascade"] = {"first": 2, "order": ["judge-c", "judge-a"]}
-        p["requests"].update(backoff_s=0.01, max_backoff_s=0.02, max_attempts=2, timeout_s=5.0)
-        p["prices"] = PRICES
-    return change
 
 
 def money(text: str) -> float:
@@ -53,7 +38,7 @@ def test_the_dry_run_show_and_the_report_give_each_models_cost_and_what_the_casc
                   "judge-c": Behaviour()}
     with ExitStack() as stack:
         servers = {k: stack.enter_context(FakeServer(b)) for k, b in behaviours.items()}
-        repo = new_repo(tmp_path / "repo", priced_cascade({k: s.base_url for k, s in servers.items()}))
+        repo = new_repo(tmp_path / "repo", cascade_project({k: s.base_url for k, s in servers.items()}, PRICES))
         (repo / ".env").write_text(f"LOCAL_LLM_KEY={KEY}\n")
         run(repo, "dvc", "repro", "split")
 
