@@ -55,8 +55,8 @@ cascade's, and the share saved, and each half-width's ratio to the full jury's. 
 dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
 pipeline does): the naive alternative. `--unsure LO,HI` escalates also the settled rows that a verdicts-only
 latent-class fit of the first judges' verdicts (one per model, no labels: what a judge job sees between its rounds;
-sideways.scoring.cascade.unsure) gives a probability of right strictly between LO and HI: a measured rule, not the
-pipeline's.
+sideways.scoring.cascade_unsure.unsure) gives a probability of right strictly between LO and HI: a measured rule,
+not the pipeline's.
 Seeded: the same arguments give the same output.
 """
 
@@ -90,7 +90,7 @@ from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import cascade, latent_class, latent_prior  # noqa: E402
+from sideways.scoring import cascade, cascade_unsure, latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
@@ -341,9 +341,10 @@ def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str =
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
-    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade.unsure`, seeded by ``seed``)."""
+    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``)."""
     panels = cascaded_panels(pop, order)
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, band, seed)
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first,
+                                     None if band is None else cascade_unsure.unsure_rule(band, seed))
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])

@@ -8,7 +8,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sideways.scoring import cascade, latent_class
+from sideways.scoring import cascade, cascade_unsure, latent_class
 
 JUDGES = ("ja", "jb", "jc")
 VERDICT = st.sampled_from([None, True, False])
@@ -97,11 +97,11 @@ def test_the_unsure_rule_escalates_more_rows_and_drops_nothing_the_plain_rule_ke
     keys = pd.DataFrame({"riddle_id": [f"r{i}" for i in range(len(pairs))], "model": "m"})
     first = {"m": ["ja", "jb"]}
     band = (lo, lo + 0.1)
-    up = cascade.unsure(j, keys, first, band)
-    assert up.tolist() == cascade.unsure(j, keys, first, band).tolist()  # seeded
-    assert cascade.unsure(j, keys, first, (0.0, 1.0)).all()
+    up = cascade_unsure.unsure(j, keys, first, band)
+    assert up.tolist() == cascade_unsure.unsure(j, keys, first, band).tolist()  # seeded
+    assert cascade_unsure.unsure(j, keys, first, (0.0, 1.0)).all()
     plain = cascade.drop_unasked(j, {"m": list(JUDGES)}, 2)
-    ruled = cascade.drop_unasked(j, {"m": list(JUDGES)}, 2, band)
+    ruled = cascade.drop_unasked(j, {"m": list(JUDGES)}, 2, cascade_unsure.unsure_rule(band))
     settled = ~cascade.escalated(j, keys, first)
     assert len(ruled) == len(plain) + int((up & settled).sum())
     assert set(map(tuple, plain[["riddle_id", "judge"]].to_numpy())) <= set(map(tuple, ruled[["riddle_id",

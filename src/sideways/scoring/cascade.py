@@ -15,7 +15,7 @@ missing at random given what was observed: a likelihood that leaves them out is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -57,47 +57,23 @@ def escalated(judgments: pd.DataFrame, keys: pd.DataFrame, first: Mapping[str, S
     return ~settled_codes(first_codes(judgments, keys, first))
 
 
-def unsure(judgments: pd.DataFrame, keys: pd.DataFrame, first: Mapping[str, Sequence[str]],
-           band: tuple[float, float], *, field: str = "both_correct", seed: int = 0) -> BoolArray:
-    """Per (riddle_id, model) row of ``keys``, whether a verdicts-only latent-class fit
-    (:mod:`sideways.scoring.latent_class`, no labels) of the first judges' verdicts of the row's model is unsure of
-    it: its probability of being right for ``field`` strictly inside ``band`` (lo, hi). One fit per model, on that
-    model's rows alone (what a model's judge job sees between its two rounds), seeded by ``seed`` and the model.
-
-    Measured as an escalation rule beside :func:`escalated` (``benchmarks/real_coverage.py --unsure``,
-    docs/method.md §2): on settled rows the fit's probability is one number per (model, verdict pattern), so a band
-    escalates whole patterns of a model or none."""
-    from sideways.scoring import latent_class  # latent_class imports this module's rule
-
-    out = np.zeros(len(keys), dtype=bool)
-    at = {k: i for i, k in enumerate(zip(keys["riddle_id"], keys["model"], strict=True))}
-    lo, hi = band
-    for model in sorted(set(keys["model"])):
-        heads = list(first.get(model, ()))
-        own = judgments[(judgments["model"] == model) & judgments["judge"].isin(heads)]
-        if not heads or own.empty:
-            continue
-        rows = keys[keys["model"] == model][["riddle_id", "model"]].assign(panel=",".join(heads))
-        fit = latent_class.table_evidence(rows, own, pd.DataFrame())
-        p = latent_class.sample(fit.evidence, field, seed=seed, stream=f"cascade/{model}").predicted
-        for rid, m, x in zip(fit.keys["riddle_id"], fit.keys["model"], p, strict=True):
-            out[at[(rid, m)]] = lo < float(x) < hi
-    return out
+#: A further escalation rule: per (riddle_id, model) row of ``keys``, whether the next judges grade it too, from
+#: the judgments and each model's first judges (``sideways.scoring.cascade_unsure.unsure_rule`` is one, measured).
+Escalate = Callable[[pd.DataFrame, pd.DataFrame, Mapping[str, Sequence[str]]], BoolArray]
 
 
 def drop_unasked(judgments: pd.DataFrame, panels: Mapping[str, Sequence[str]], first: int,
-                 band: tuple[float, float] | None = None, seed: int = 0) -> pd.DataFrame:
+                 also: Escalate | None = None) -> pd.DataFrame:
     """``judgments`` without the verdicts a cascade would not have asked: for each model, the judges of its panel
     (``panels[model]``, in the order they are asked) after the first ``first`` lose their rows where the first
-    ones settle the row (and, with ``band``, the verdicts-only fit is sure of it: :func:`unsure`). ``first`` 0 keeps
-    every row."""
+    ones settle the row (and ``also``, when given, does not escalate it). ``first`` 0 keeps every row."""
     if first <= 0:
         return judgments
     keys = judgments[["riddle_id", "model"]].drop_duplicates().reset_index(drop=True)
     heads = {m: list(p[:first]) for m, p in panels.items()}
     up = escalated(judgments, keys, heads)
-    if band is not None:
-        up |= unsure(judgments, keys, heads, band, seed=seed)
+    if also is not None:
+        up |= also(judgments, keys, heads)
     settled = keys[~up]
     later = pd.DataFrame([(m, j) for m, p in panels.items() for j in p[first:]], columns=["model", "judge"])
     unasked = settled.merge(later, on="model")
