@@ -9,7 +9,7 @@ One run is one seed of the simulated llm split (the default params.yaml world, R
 copies, in-process, sideways.testing.coverage), labelled at each share by five annotators (sideways.testing
 .annotators): three careful, one careless (the justification label copied from the answer label) and one random
 (each field flipped with probability E, default 0.05), each prediction to one of them by a seeded coin, a careful
-second label on a share D of them, and each annotator's K first labels (default 25, params.yaml's
+second label on a share D of them, and each annotator's K first labels (default 50, params.yaml's
 annotations.first_double) second labels on predictions another annotator labelled first. Per run and share:
 
 - the audit (sideways.scoring.annotator_audit: both flag rules fixed in its docstring before this was run);
@@ -65,8 +65,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--justification", type=float, help="every model's P(gold justification | right answer)")
     p.add_argument("--rate", type=float, default=0.05, help="the random annotator's flip rate per field")
     p.add_argument("--double", type=float, default=0.1, help="share of predictions labelled twice (default: 0.1)")
-    p.add_argument("--first-double", type=int, default=25,
-                   help="each annotator's first labels that are second labels (default: 25)")
+    p.add_argument("--first-double", type=int, default=50,
+                   help="each annotator's first labels that are second labels (default: 50, as params.yaml)")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 

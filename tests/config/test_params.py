@@ -341,4 +341,4 @@ def test_first_double_is_a_bounded_count_or_one_line_naming_it(value):
 def test_first_double_defaults_to_what_params_yaml_says(default_params):
     assert parse_params(default_params).annotations.first_double == default_params["annotations"]["first_double"]
     del default_params["annotations"]["first_double"]
-    assert parse_params(default_params).annotations.first_double == 25
+    assert parse_params(default_params).annotations.first_double == 50

@@ -163,7 +163,7 @@ class AnnotationParams:
     queue: QueuePolicy = "width"
     budget: int | None = None
     double_share: float = 0.1
-    first_double: int = 25
+    first_double: int = 50
     noise: float = 0.0
     # ``source`` per split when params.yaml gives a mapping ({llm: file, vlm: sim}); ``source`` is then sim
     by_split: tuple[tuple[str, AnnotationSource], ...] = ()
@@ -376,7 +376,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         share=share,
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
-        first_double=checks.integer(ann.get("first_double", 25), f"{where}.first_double", lo=0, hi=100_000),
+        first_double=checks.integer(ann.get("first_double", 50), f"{where}.first_double", lo=0, hi=100_000),
         queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
         noise=checks.number(ann.get("noise", 0.0), f"{where}.noise", lo=0.0, hi=0.5),
     )
