@@ -31,10 +31,10 @@ PER_SUBJECT = 10
 TASK = "sideways_arith"
 
 
-def questions() -> list[dict[str, object]]:
+def questions() -> list[dict[str, Any]]:
     """Forty four-choice questions, ten per subject, the same every run."""
     rng = random.Random(61)
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     for subject in SUBJECTS:
         for i in range(PER_SUBJECT):
             a, b = rng.randint(2, 30), rng.randint(2, 30)
@@ -73,7 +73,7 @@ metadata:
 """
 
 
-def lm_eval_runs(rows: list[dict[str, object]]) -> None:
+def lm_eval_runs(rows: list[dict[str, Any]]) -> None:
     """``lm_eval --model dummy`` on the task, twice (seeds 1 and 2), into lm_eval/seed<N>/."""
     work = HERE / "_lm_eval_task"
     shutil.rmtree(work, ignore_errors=True)
@@ -92,7 +92,7 @@ def lm_eval_runs(rows: list[dict[str, object]]) -> None:
     shutil.rmtree(work)
 
 
-def inspect_runs(rows: list[dict[str, object]]) -> None:
+def inspect_runs(rows: list[dict[str, Any]]) -> None:
     """inspect's ``mockllm/model`` on the same questions, twice: its reply right with probability
     0.6 (seed 1) and 0.7 (seed 2), scored by inspect's ``choice()`` scorer; each run logged as
     ``.json`` and as ``.eval``. The mock's outputs are picked by the question in the prompt, so the
@@ -103,14 +103,14 @@ def inspect_runs(rows: list[dict[str, object]]) -> None:
     from inspect_ai.scorer import choice
     from inspect_ai.solver import multiple_choice
 
-    samples = [Sample(id=str(r["id"]), input=str(r["question"]), choices=[str(c) for c in r["choices"]],  # type: ignore[attr-defined]
-                      target="ABCD"[int(r["answer"])], metadata={"subject": r["subject"]})  # type: ignore[call-overload]
+    samples = [Sample(id=str(r["id"]), input=str(r["question"]), choices=[str(c) for c in r["choices"]],
+                      target="ABCD"[int(r["answer"])], metadata={"subject": r["subject"]})
                for r in rows]
     out = HERE / "inspect"
     shutil.rmtree(out, ignore_errors=True)
     for seed, p in ((1, 0.6), (2, 0.7)):
         rng = random.Random(seed)
-        letter = {str(r["question"]): "ABCD"[(int(r["answer"]) + (0 if rng.random() < p else 1)) % 4]  # type: ignore[call-overload]
+        letter = {str(r["question"]): "ABCD"[(int(r["answer"]) + (0 if rng.random() < p else 1)) % 4]
                   for r in rows}
 
         def reply(messages: list[Any], *_: Any, letter: dict[str, str] = letter) -> Any:
