@@ -13,12 +13,13 @@ from sideways.exams.changes import paired_metric
 from sideways.exams.results import detail_table, model_metrics
 from sideways.imports.inspect_log import read_inspect_log
 from sideways.imports.lm_eval import read_lm_eval
+from sideways.imports.load import read_runs
 from sideways.imports.run import ImportedRun, ImportedRunError, exam_tables, keyed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imported"
 LM = [DATA / "lm_eval" / f"seed{s}" for s in (1, 2)]
-INSPECT = [next((DATA / "inspect" / f"seed{s}").glob("*.json")) for s in (1, 2)]
-EVAL = next((DATA / "inspect" / "seed1").glob("*.eval"))
+INSPECT = sorted((DATA / "inspect" / "json").glob("*.json"))
+EVAL = sorted((DATA / "inspect" / "eval").glob("*.eval"))[0]
 
 
 def _one_line(exc: pytest.ExceptionInfo[ImportedRunError], path: Path | str) -> str:
@@ -188,3 +189,20 @@ def test_epochs_of_one_sample_are_averaged_and_an_epoch_twice_is_refused(tmp_pat
     with pytest.raises(ImportedRunError) as exc:
         read_inspect_log(path)
     assert "an epoch appears twice" in _one_line(exc, path)
+
+
+def test_a_path_reads_as_the_runs_it_holds_whichever_harness_wrote_them(tmp_path: Path) -> None:
+    lm = read_runs(LM[0])
+    assert [r.tool for r in lm] == ["lm_eval"] and lm[0].items == read_lm_eval(LM[0]).items
+    logs = read_runs(DATA / "inspect" / "json")
+    assert [r.source for r in logs] == [str(p) for p in INSPECT]
+    with pytest.raises(ImportedRunError) as exc:  # one log folder, two runs of one model: which is which?
+        keyed_runs((None, r) for r in logs)
+    assert f"claimed by {logs[0].source}" in _one_line(exc, logs[1].source)
+    with pytest.raises(ImportedRunError) as exc:
+        read_runs(DATA / "inspect" / "eval")
+    assert "inspect log convert" in _one_line(exc, EVAL)
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(ImportedRunError) as exc:
+        read_runs(tmp_path)
+    assert "neither an lm-eval output folder" in _one_line(exc, tmp_path)

@@ -95,8 +95,8 @@ def lm_eval_runs(rows: list[dict[str, Any]]) -> None:
 def inspect_runs(rows: list[dict[str, Any]]) -> None:
     """inspect's ``mockllm/model`` on the same questions, twice: its reply right with probability
     0.6 (seed 1) and 0.7 (seed 2), scored by inspect's ``choice()`` scorer; each run logged as
-    ``.json`` and as ``.eval``. The mock's outputs are picked by the question in the prompt, so the
-    order inspect asks in does not change them."""
+    ``.json`` (in inspect/json/) and as ``.eval`` (in inspect/eval/). The mock's outputs are
+    picked by the question in the prompt, so the order inspect asks in does not change them."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -124,7 +124,7 @@ def inspect_runs(rows: list[dict[str, Any]]) -> None:
 
         for fmt in ("json", "eval"):
             task = Task(name=TASK, dataset=samples, solver=multiple_choice(), scorer=choice())
-            eval(task, model=get_model("mockllm/model", custom_outputs=reply), log_dir=str(out / f"seed{seed}"),
+            eval(task, model=get_model("mockllm/model", custom_outputs=reply), log_dir=str(out / fmt),
                  log_format=fmt, display="none", seed=seed)
 
 
