@@ -194,6 +194,10 @@ def test_epochs_of_one_sample_are_averaged_and_an_epoch_twice_is_refused(tmp_pat
 def test_a_path_reads_as_the_runs_it_holds_whichever_harness_wrote_them(tmp_path: Path) -> None:
     lm = read_runs(LM[0])
     assert [r.tool for r in lm] == ["lm_eval"] and lm[0].items == read_lm_eval(LM[0]).items
+    both = tmp_path / "out"  # one --output_path, a subfolder per model as lm-eval keeps them
+    for f in LM:
+        shutil.copytree(next(f.iterdir()), both / next(f.iterdir()).name)
+    assert sorted(r.model for r in read_runs(both)) == sorted(read_lm_eval(f).model for f in LM)
     logs = read_runs(DATA / "inspect" / "json")
     assert [r.source for r in logs] == [str(p) for p in INSPECT]
     with pytest.raises(ImportedRunError) as exc:  # one log folder, two runs of one model: which is which?
@@ -202,7 +206,8 @@ def test_a_path_reads_as_the_runs_it_holds_whichever_harness_wrote_them(tmp_path
     with pytest.raises(ImportedRunError) as exc:
         read_runs(DATA / "inspect" / "eval")
     assert "inspect log convert" in _one_line(exc, EVAL)
-    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("x")
     with pytest.raises(ImportedRunError) as exc:
-        read_runs(tmp_path)
-    assert "neither an lm-eval output folder" in _one_line(exc, tmp_path)
+        read_runs(tmp_path / "other")
+    assert "neither an lm-eval output folder" in _one_line(exc, tmp_path / "other")
