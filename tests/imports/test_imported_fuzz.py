@@ -46,7 +46,7 @@ def test_an_lm_eval_samples_line_changed_anyhow_is_read_or_named(line: int, fiel
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         shutil.copytree(LM, out)
-        samples = next(out.rglob("samples_*.jsonl"))
+        samples = sorted(out.rglob("samples_*.jsonl"))[0]
         lines = samples.read_text().split("\n")
         row = json.loads(lines[line])
         if value == "__drop__":

@@ -36,14 +36,20 @@ def _mean(run: ImportedRun) -> float:
 def test_an_lm_eval_run_reads_as_its_results_file_scores_it(folder: Path) -> None:
     run = read_lm_eval(folder)
     results = json.loads(next(folder.rglob("results_*.json")).read_text())
-    task = run.tasks[0]
-    assert len(run.items) == results["n-samples"][task]["effective"]
-    assert _mean(run) == pytest.approx(results["results"][task]["acc,none"])
+    assert run.tasks == tuple(sorted(results["configs"])) and len(run.tasks) == 2
+    for task in run.tasks:
+        mine = [i for i in run.items if i.item_id.startswith(f"{task}/")]
+        metric = results["configs"][task]["metric_list"][0]["metric"]  # acc, and exact_match for generation
+        assert len(mine) == results["n-samples"][task]["effective"]
+        assert sum(i.score for i in mine) / len(mine) == pytest.approx(results["results"][task][f"{metric},none"])
     assert run.model == results["model_name"] and run.tool == "lm_eval"
-    doc = json.loads(next(folder.rglob("samples_*.jsonl")).read_text().split("\n")[0])["doc"]
+    samples = sorted(folder.rglob("samples_*.jsonl"))
+    doc = json.loads(samples[0].read_text().split("\n")[0])["doc"]
     first = run.items[0]
     assert (first.group, first.target) == (doc["subject"], doc["choices"][doc["answer"]])
-    assert first.response in doc["choices"]
+    assert first.response in doc["choices"]  # multiple choice: the choice ranked first
+    generated = json.loads(samples[1].read_text().split("\n")[0])
+    assert run.tasks[1].endswith("_gen") and generated["filtered_resps"][0] in {i.response for i in run.items}
 
 
 @pytest.mark.parametrize("path", INSPECT)
@@ -64,7 +70,7 @@ def test_an_eval_log_is_refused_with_inspects_own_converter_named() -> None:
 
 def test_two_runs_of_one_model_need_two_keys_and_then_give_a_paired_change() -> None:
     a, b = (read_lm_eval(f) for f in LM)
-    c = read_lm_eval(LM[0], metric="acc")
+    c = read_lm_eval(LM[0])  # the same run read twice: one model name
     with pytest.raises(ImportedRunError) as exc:
         keyed_runs([(None, a), (None, c)])
     assert str(exc.value).startswith(a.source) and "claimed by" in str(exc.value)
@@ -94,7 +100,7 @@ def test_runs_of_another_benchmark_under_one_exam_are_refused() -> None:
 def _copy(folder: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     out = tmp_path / "run"
     shutil.copytree(folder, out)
-    return out, next(out.rglob("results_*.json")), next(out.rglob("samples_*.jsonl"))
+    return out, next(out.rglob("results_*.json")), sorted(out.rglob("samples_*.jsonl"))[0]
 
 
 def test_a_truncated_samples_file_names_its_line(tmp_path: Path) -> None:

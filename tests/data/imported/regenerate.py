@@ -73,20 +73,43 @@ metadata:
 """
 
 
+GEN_YAML = f"""task: {TASK}_gen
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: questions.jsonl
+test_split: test
+output_type: generate_until
+doc_to_text: "{{{{question}}}}\\nAnswer:"
+doc_to_target: "{{{{choices[answer]}}}}"
+generation_kwargs:
+  until: ["\\n"]
+  do_sample: false
+metric_list:
+  - metric: exact_match
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+"""
+
+
 def lm_eval_runs(rows: list[dict[str, Any]]) -> None:
-    """``lm_eval --model dummy`` on the task, twice (seeds 1 and 2), into lm_eval/seed<N>/."""
+    """``lm_eval --model dummy`` on the questions as multiple choice (``acc``) and as generation
+    (``exact_match``: the dummy always replies "lol"), twice (seeds 1 and 2), into lm_eval/seed<N>/."""
     work = HERE / "_lm_eval_task"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     (work / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     (work / f"{TASK}.yaml").write_text(TASK_YAML, encoding="utf-8")
+    (work / f"{TASK}_gen.yaml").write_text(GEN_YAML, encoding="utf-8")
     lm_eval = Path(sys.executable).parent / "lm_eval"
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     for seed in (1, 2):
         out = HERE / "lm_eval" / f"seed{seed}"
         shutil.rmtree(out, ignore_errors=True)
         # cwd=work: the task's data file is named relative to it, so no path of this machine is written
-        subprocess.run([str(lm_eval), "--model", "dummy", "--tasks", TASK, "--include_path", ".",
+        subprocess.run([str(lm_eval), "--model", "dummy", "--tasks", f"{TASK},{TASK}_gen", "--include_path", ".",
                         "--output_path", str(out), "--log_samples", "--seed", f"{seed},{seed},{seed},{seed}"],
                        cwd=work, env=env, check=True)
     shutil.rmtree(work)
