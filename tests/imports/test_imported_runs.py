@@ -217,3 +217,18 @@ def test_a_path_reads_as_the_runs_it_holds_whichever_harness_wrote_them(tmp_path
     with pytest.raises(ImportedRunError) as exc:
         read_runs(tmp_path / "other")
     assert "neither an lm-eval output folder" in _one_line(exc, tmp_path / "other")
+
+
+@pytest.mark.parametrize(("value", "score"), [("P", 0.5), ("N", 0.0), (0.25, 0.25), (True, 1.0)])
+def test_an_inspect_score_reads_as_a_share_of_the_question(tmp_path: Path, value: object, score: float) -> None:
+    log = json.loads(INSPECT[0].read_text())
+    log["samples"][2]["scores"]["choice"]["value"] = value
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    assert read_inspect_log(path).items[2].score == score
+    log["samples"][2]["scores"]["choice"]["value"] = 1.5 if value != "P" else "X"
+    path.write_text(json.dumps(log))
+    with pytest.raises(ImportedRunError) as exc:
+        read_inspect_log(path)
+    assert "sample 3 (id 'addition-2'): scores.choice.value: per-sample score must be a number in [0, 1]" in (
+        _one_line(exc, path))
