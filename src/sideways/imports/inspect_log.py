@@ -33,8 +33,8 @@ def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun
     """The run of the inspect log at ``path`` (a ``.json`` log)."""
     path = Path(path)
     if path.suffix == ".eval":
-        raise ImportedRunError(f"{path}: an .eval log (zstandard-compressed zip); convert it with inspect's own "
-                               f"tool: inspect log convert --to json --output-dir DIR {path}")
+        raise ImportedRunError(f"{path}: an .eval log (a zstandard zip); convert it with inspect's own tool: "
+                               "inspect log convert --to json --output-dir DIR LOG")
     text = read_text(path, "inspect log", ImportedRunError)
     try:
         log = json.loads(text)
