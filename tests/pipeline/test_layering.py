@@ -1,8 +1,8 @@
 """No package imports a package above it (docs/design.md, "Layout").
 
 Low to high: core, artifacts, config, simulation, then the domain packages (sources, llm,
-annotation, scoring: none imports another), layton_eval (it scores with ``scoring``) beside
-backends, annotation_app (it reads bins with ``scoring``) and report (the report site, from the
+annotation, scoring: none imports another), layton_eval (it scores with ``scoring``) and imports
+(runs of other harnesses read into exam tables) beside backends, annotation_app (it reads bins with ``scoring``) and report (the report site, from the
 tables and ``scoring``), exams, jobs (running paid work: it runs the backends and the exam's
 jobs), planning, the commands, and the ``sideways`` entry point last.
 Read with ast, as the stage-deps guard reads it, so a lazily imported module counts too.
@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"config"},
     {"simulation"},
     {"sources", "llm", "annotation", "scoring"},
-    {"layton_eval", "backends", "annotation_app", "report"},
+    {"layton_eval", "imports", "backends", "annotation_app", "report"},
     {"exams"},
     {"jobs"},
     {"planning"},

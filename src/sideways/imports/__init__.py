@@ -1,0 +1,1 @@
+"""Runs made elsewhere (lm-evaluation-harness output folders, inspect_ai logs) read into exam tables."""

@@ -1,0 +1,132 @@
+"""inspect_ai logs read as :class:`~sideways.imports.run.ImportedRun` values.
+
+Read from inspect's ``.json`` log format directly, with a strict check of the fields used, rather
+than with ``inspect_ai.log.read_eval_log``: inspect_ai brings about a hundred packages (a terminal
+UI, provider SDKs) that the project would otherwise need at run time only to open a JSON file, and
+the ``.json`` log is inspect's documented, versioned serialisation of an ``EvalLog`` (``version``
+2, checked on inspect-ai 0.3.285, see ``tests/data/imported/regenerate.py``). A ``.eval`` log is a
+zip whose members are compressed with zstandard, which the standard library does not read; it is
+refused with the command that converts it with inspect's own tool
+(``inspect log convert --to json``), not parsed by a reader of ours.
+
+A sample's score is its scorer's value (the scorer asked for, else the log's only one, else its
+headline scorer): ``C`` (correct) 1, ``I`` (incorrect) and ``N`` (no answer) 0, ``P`` (partial)
+0.5, a number or a bool as itself, in [0, 1]. Epochs of one sample are averaged. Only a log whose
+``status`` is ``success`` is read: a failed or cancelled run's samples are not the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from sideways.core.textfile import read_text
+from sideways.imports.run import ImportedItem, ImportedRun, ImportedRunError, checked_score
+
+SUPPORTED_VERSIONS = (2,)
+LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}
+
+
+def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun:
+    """The run of the inspect log at ``path`` (a ``.json`` log)."""
+    path = Path(path)
+    if path.suffix == ".eval":
+        raise ImportedRunError(f"{path}: an .eval log (a zstandard zip); convert it with inspect's own tool: "
+                               "inspect log convert --to json --output-dir DIR LOG")
+    text = read_text(path, "inspect log", ImportedRunError)
+    try:
+        log = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ImportedRunError(f"{path}: not readable JSON ({str(exc)[:80]})") from exc
+    if not isinstance(log, dict):
+        raise ImportedRunError(f"{path}: expected an inspect log object, got {type(log).__name__}")
+    if log.get("version") not in SUPPORTED_VERSIONS:
+        raise ImportedRunError(f"{path}: inspect log version {str(log.get('version'))[:20]!r} is not supported "
+                               f"(read: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+    if log.get("status") != "success":
+        raise ImportedRunError(f"{path}: log status is {str(log.get('status'))[:20]!r}, not 'success': "
+                               "a run that did not finish is not read")
+    ev = log.get("eval")
+    model = ev.get("model") if isinstance(ev, dict) else None
+    task = ev.get("task") if isinstance(ev, dict) else None
+    if not isinstance(model, str) or not model or not isinstance(task, str) or not task:
+        raise ImportedRunError(f"{path}: field 'eval' must name the model and the task")
+    samples = log.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise ImportedRunError(f"{path}: no samples (was the log written with samples?)")
+    name = scorer or _scorer(log, path)
+    by_id: dict[str, list[tuple[ImportedItem, int]]] = {}
+    for i, sample in enumerate(samples):
+        item, epoch = _item(sample, task, name, f"{path}: sample {i + 1}")
+        by_id.setdefault(item.item_id, []).append((item, epoch))
+    items = [_epochs(runs, f"{path}: sample id {item_id!r}") for item_id, runs in by_id.items()]
+    return ImportedRun(str(path), "inspect", model, (task,), tuple(items))
+
+
+def _scorer(log: dict[str, Any], path: Path) -> str:
+    results = log.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    got = [s.get("name") for s in scores if isinstance(s, dict)] if isinstance(scores, list) else []
+    names = [str(n) for n in got if isinstance(n, str)]
+    if len(names) == 1:
+        return names[0]
+    headline = results.get("headline") if isinstance(results, dict) else None
+    if isinstance(headline, dict) and isinstance(headline.get("scorer"), str):
+        return str(headline["scorer"])
+    raise ImportedRunError(f"{path}: {'scorers ' + ', '.join(names) if names else 'no scorer'} in 'results'; "
+                           "name the one to read")
+
+
+def _item(sample: Any, task: str, scorer: str, where: str) -> tuple[ImportedItem, int]:
+    if not isinstance(sample, dict):
+        raise ImportedRunError(f"{where}: expected an object")
+    sid = sample.get("id")
+    if isinstance(sid, bool) or not isinstance(sid, int | str):
+        raise ImportedRunError(f"{where}: field 'id' must be a string or an integer")
+    where = f"{where} (id {str(sid)[:40]!r})"
+    epoch = sample.get("epoch", 1)
+    if isinstance(epoch, bool) or not isinstance(epoch, int):
+        raise ImportedRunError(f"{where}: field 'epoch' must be an integer")
+    scores = sample.get("scores")
+    score = scores.get(scorer) if isinstance(scores, dict) else None
+    if not isinstance(score, dict) or "value" not in score:
+        raise ImportedRunError(f"{where}: no score from scorer {scorer!r} (a task without per-sample scores?)")
+    metadata = sample.get("metadata")
+    group = metadata.get("subject") if isinstance(metadata, dict) else None
+    output = sample.get("output")
+    completion = output.get("completion") if isinstance(output, dict) else None
+    item = ImportedItem(item_id=f"{task}/{sid}", group=group if isinstance(group, str) and group else task,
+                        question=_text(sample.get("input"), f"{where}: input"),
+                        target=_text(sample.get("target"), f"{where}: target"),
+                        response=completion if isinstance(completion, str) else "",
+                        score=_value(score["value"], f"{where}: scores.{scorer}.value"))
+    return item, epoch
+
+
+def _text(value: Any, where: str) -> str:
+    """A string field, or a list of them (chat messages' content, several targets) joined by lines."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [v if isinstance(v, str) else v.get("content") if isinstance(v, dict) else None for v in value]
+        if all(isinstance(p, str) for p in parts):
+            return "\n".join(str(p) for p in parts)
+    raise ImportedRunError(f"{where}: expected a string or a list of strings or messages")
+
+
+def _value(value: Any, where: str) -> float:
+    if isinstance(value, str) and value in LETTERS:
+        return LETTERS[value]
+    return checked_score(value, where)
+
+
+def _epochs(runs: list[tuple[ImportedItem, int]], where: str) -> ImportedItem:
+    """One item per sample: the epochs' mean score, the first epoch's reply; an epoch twice is an error."""
+    epochs = [e for _, e in runs]
+    if len(set(epochs)) != len(epochs):
+        raise ImportedRunError(f"{where}: an epoch appears twice")
+    first = min(runs, key=lambda r: r[1])[0]
+    mean = math.fsum(item.score for item, _ in runs) / len(runs)
+    return ImportedItem(first.item_id, first.group, first.question, first.target, first.response, mean)
