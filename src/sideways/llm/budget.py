@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Any
 from sideways.config.prices import PriceTable
 from sideways.config.requests import RequestSettings
 from sideways.core.errors import SidewaysError
+from sideways.core.money import is_usd
 from sideways.llm import ledger
 from sideways.llm.cache import RequestCache
 from sideways.llm.journal import recover
@@ -166,7 +166,7 @@ class Budget:
     def settle(self, ticket: Ticket, actual: float, answered: bool = False) -> None:
         """A reserved attempt ended: ``actual`` USD is spent (finite, >= 0), its reservation released;
         ``answered``: ``actual`` is an answer's priced usage (it teaches the realistic cost)."""
-        if not (math.isfinite(actual) and actual >= 0):
+        if not is_usd(actual):
             actual, answered = ticket.worst or 0.0, False
         with self._lock:
             self.reserved[ticket.owner] = self.reserved.get(ticket.owner, 0.0) - (ticket.worst or 0.0)

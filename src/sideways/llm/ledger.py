@@ -29,7 +29,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
-import math
 import os
 import secrets
 import threading
@@ -40,23 +39,15 @@ from typing import Any
 
 from sideways.artifacts.io import atomic_write_bytes
 from sideways.core.errors import SchemaError
+from sideways.core.money import usd, usd_or_none
 from sideways.llm.cache import RequestCache
 
 SPEND_DIR = Path("data/spend")
 PAID_STAGES = ("extract", "predict", "judge")  # every stage that may pay for requests
-MAX_USD = 1e9  # more than this on one line is a corrupt ledger, not a bill
 
 
 def ledger_path(stage: str, root: Path = Path(".")) -> Path:
     return root / SPEND_DIR / f"{stage}.jsonl"
-
-
-def _usd(value: Any, where: str, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= MAX_USD:
-        raise SchemaError(f"{where}: '{field}' must be a finite amount in USD within [0, {MAX_USD:g}], "
-                          f"got {str(value)[:40]!r}")
-    return float(value)
 
 
 def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -108,16 +99,16 @@ def _read(path: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], 
             if not isinstance(seen, list) or len(seen) != 2:
                 raise SchemaError(f"{where}: 'seen' must be [answered USD, their expected USD], got {str(seen)[:40]!r}")
             summaries.append({"run": _text(line, "run", where), "model": _text(line, "model", where),
-                              "usd": _usd(line.get("usd"), where, "usd"), "attempts": attempts,
-                              "seen": [_usd(seen[0], where, "seen"), _usd(seen[1], where, "seen")]})
+                              "usd": usd(line.get("usd"), where, "usd"), "attempts": attempts,
+                              "seen": [usd(seen[0], where, "seen"), usd(seen[1], where, "seen")]})
         elif "worst" in line:
             worst, key = line["worst"], line.get("key")
             reserved[_text(line, "id", where)] = {
                 "model": _text(line, "model", where), "key": key if isinstance(key, str) else "",
-                "worst": None if worst is None else _usd(worst, where, "worst"),
-                "expected": _usd(line.get("expected", 0.0), where, "expected")}
+                "worst": None if worst is None else usd(worst, where, "worst"),
+                "expected": usd(line.get("expected", 0.0), where, "expected")}
         elif "usd" in line:
-            settled[_text(line, "id", where)] = _usd(line["usd"], where, "usd")
+            settled[_text(line, "id", where)] = usd(line["usd"], where, "usd")
             if line.get("answered") is True:
                 answered.add(_text(line, "id", where))
         else:
@@ -132,9 +123,7 @@ def answer_cost(cache: RequestCache) -> Lookup:
     """What the request cache says a request's answer cost (None: no answer, or no sane cost)."""
     def lookup(key: str) -> float | None:
         record = cache.get(key) if key else None
-        cost = None if record is None else record.get("cost_usd")
-        sane = isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
-        return float(cost) if sane and cost is not None and 0 <= cost <= MAX_USD else None
+        return None if record is None else usd_or_none(record.get("cost_usd"))
     return lookup
 
 

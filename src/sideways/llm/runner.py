@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 import random
 import socket
 import sys
@@ -25,6 +24,7 @@ from typing import Any, Protocol, cast
 
 import httpx
 
+from sideways.core.money import usd_or_none
 from sideways.core.progress import counter, current_job
 from sideways.core.retry_after import parse_retry_after
 from sideways.llm.budget import SPENDING_CAP_ERROR, WAIT, Meter, Ticket
@@ -418,9 +418,8 @@ def _charged(result: Result, worst: float) -> float:
     billed it); nothing for an HTTP error or a connection never made (providers do not bill those)."""
     cost = None if result.record is None else result.record.get("cost_usd")
     if result.error is None:
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost >= 0:
-            return float(cost)
-        return worst
+        known = usd_or_none(cost)
+        return worst if known is None else known
     return 0.0 if result.status_code is not None or not result.billed else worst
 
 
@@ -433,9 +432,7 @@ def _safe_record(key: str, call: Call, result: Result, account: Account, batch: 
             in_tok, out_tok, cost = account(response)
         except Exception:  # noqa: BLE001 -- a response of any shape must still be journalled
             return None, None, None
-        if cost is None or not (isinstance(cost, (int, float)) and math.isfinite(cost) and cost >= 0):
-            return in_tok, out_tok, None
-        return in_tok, out_tok, float(cost)
+        return in_tok, out_tok, usd_or_none(cost)
 
     return _redacted_record(key, call, result, safe, batch, redact)
 

@@ -24,7 +24,6 @@ Every amount is checked finite and non-negative where it is read (:func:`usd`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,20 +32,11 @@ import pandas as pd
 
 from sideways.config.params import Params
 from sideways.core.errors import SchemaError
+from sideways.core.money import usd
 from sideways.core.width import WIDTH, clip
 
 CASCADE = "jury.cascade"
-MAX_USD = 1e9  # more than this for one benchmark's rows is a corrupt table, not a bill
 KEY = ["riddle_id", "model"]
-
-
-def usd(value: Any, where: str) -> float:
-    """``value`` as a finite amount in USD within [0, :data:`MAX_USD`], else one line naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= MAX_USD:
-        raise SchemaError(f"{where}: cost_usd must be a finite amount in USD within [0, {MAX_USD:g}], "
-                          f"got {str(value)[:40]!r}")
-    return float(value)
 
 
 @dataclass(frozen=True)
