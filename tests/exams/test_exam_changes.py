@@ -93,3 +93,37 @@ def test_exam_tie_groups_separate_a_model_right_everywhere_from_one_wrong_everyw
     table = pd.concat([detail("best", [True] * n), detail("close", [True] * (n - 1) + [False]),
                        detail("worst", [False] * n)], ignore_index=True)
     assert exam_tie_groups(table) == {"best": "1", "close": "1", "worst": "2"}
+
+
+def sampled_scores(score: float, se: float, asked: int) -> dict[str, dict[str, float]]:
+    """One model's published metrics on a sampled exam: the whole-exam estimate (percent) and its se."""
+    return {"m": {"exam_score": score, "exam_score_se": se, "asked_n": asked, "exam_n": 400}}
+
+
+def test_a_sampled_exams_score_changes_by_the_difference_of_its_published_estimates():
+    """The row's change is B's estimate minus A's, as the metrics show them, not the sample's paired mean
+    (here the sample's mean moves by 25 points while the whole-exam estimates move by 3)."""
+    before, after = [i % 2 == 0 for i in range(40)], [i % 4 != 3 for i in range(40)]
+    a, b = sampled_scores(60.0, 2.0, 40), sampled_scores(63.0, 2.5, 40)
+    rows, _ = exam_changes("demo", detail("m", before), detail("m", after), ("A", "B"), (a, b))
+    row = next(r for r in rows if r["metric"] == "exam_score")
+    se = (2.0**2 + 2.5**2) ** 0.5
+    assert row["estimated"] and row["change"] == pytest.approx(3.0) and row["se"] == pytest.approx(se)
+    assert row["lo"] == pytest.approx(3.0 - t_quantile(0.95, 39) * se)
+    assert row["change"] == pytest.approx(row["b"] - row["a"])
+    trad = next(r for r in rows if r["metric"] == "trad_score")  # the sample's own means stay paired
+    assert trad["change"] == pytest.approx(25.0) and "estimated" not in trad
+
+
+def test_a_sampled_exam_row_is_marked_and_explained():
+    from sideways.commands.diff import render_text
+    from sideways.scoring.changes import Changes
+    rows, _ = exam_changes("demo", detail("m", [True] * 20), detail("m", [False] * 20), ("A", "B"),
+                           (sampled_scores(70.0, 3.0, 20), sampled_scores(69.0, 3.0, 20)))
+    for r in rows:
+        r["verdict"] = "no detectable change"
+    text = render_text(Changes(rows=rows), "A", "B", items=False)
+    line = next(ln for ln in text.splitlines() if "exam_score" in ln and ln.startswith("demo"))
+    assert "]~" in line and "-1.0" in line
+    assert any(ln.startswith("~ demo: a sampled exam's exam_score") for ln in text.splitlines())
+    assert max(len(ln) for ln in text.splitlines()) <= 120

@@ -221,8 +221,9 @@ def _num(x: float | None, signed: bool = False) -> str:
 
 
 def cells(r: dict[str, Any]) -> list[str]:
-    """A row's cells; an exam row's interval is marked ``*`` (its clusters: :func:`cluster_notes`)."""
-    mark = "*" if "clusters" in r else ""
+    """A row's cells; an exam row's interval is marked ``*`` (its clusters: :func:`cluster_notes`), a
+    sampled exam's score ``~`` (the change of two whole-exam estimates: :func:`cluster_notes`)."""
+    mark = "~" if r.get("estimated") else "*" if "clusters" in r else ""
     return [r["benchmark"], model_label(r["model"]), r["metric"], _num(r["a"]), _num(r["b"]), _num(r["change"], True),
             f"[{_num(r['lo'], True)}, {_num(r['hi'], True)}]{mark}", r["verdict"], _num(r["mde"]),
             f"{len(r['to_wrong'])}/{len(r['to_right'])}"]
@@ -253,6 +254,9 @@ def cluster_notes(ch: Changes) -> list[str]:
             by_topic = r["clusters"] < r["items"]
             by_exam.setdefault(r["benchmark"], {}).setdefault((r["clusters"], by_topic), []).append(r["metric"])
     notes = []
+    for exam in dict.fromkeys(r["benchmark"] for r in ch.rows if r.get("estimated")):
+        notes.append(f"~ {exam}: a sampled exam's exam_score: the change of the two whole-exam estimates A and B show, "
+                     "its se from both estimates' (not paired per question), Student's t on the smaller sample")
     for exam, groups in by_exam.items():
         parts = [f"{g} {'topics' if by_topic else 'questions'} as clusters, Student's t with {g - 1} degrees of "
                  f"freedom ({', '.join(dict.fromkeys(metrics))})" for (g, by_topic), metrics in groups.items()]

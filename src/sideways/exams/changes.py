@@ -88,6 +88,28 @@ def paired_values(va: pd.DataFrame, vb: pd.DataFrame) -> dict[str, Any] | None:
             "to_right": sorted(str(i) for i in shared[~va["right"].to_numpy() & vb["right"].to_numpy()])}
 
 
+def estimate_change(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The change of a sampled exam's score from version ``a``'s published estimate to ``b``'s (the
+    whole exam's, :mod:`sideways.exams.sampled`): the difference of the two estimates the metrics show,
+    its se the square root of the sum of their variances (as the tie groups compare two models), Student's
+    t on the smaller sample's degrees of freedom. A version that asked every question has se 0. Not paired
+    on the shared questions: each version's estimate weighs its strata, a per-question mean does not, so
+    a paired mean would not be the change of the two scores shown beside it."""
+    for side in (a, b):
+        if not all(isinstance(side.get(k), int | float) and math.isfinite(side[k]) for k in ("exam_score",
+                                                                                          "exam_score_se")):
+            return {"change": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan, "p": 1.0, "mde": math.nan,
+                    "estimated": True}
+    change = float(b["exam_score"]) - float(a["exam_score"])
+    se = math.hypot(float(a["exam_score_se"]), float(b["exam_score_se"]))
+    asked = [int(s.get("asked_n") or s.get("exam_n") or 0) for s in (a, b)]
+    df = max(1, min(asked) - 1)
+    crit = t_quantile(0.95, df)
+    p = (1.0 if change == 0 else 0.0) if se == 0 else t_sf2(change / se, df)
+    return {"change": change, "lo": change - crit * se, "hi": change + crit * se, "se": se, "p": p,
+            "mde": (crit + POWER_Z) * se, "estimated": True}
+
+
 def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str],
                  scores: tuple[dict[str, Any], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows (every model in both and every metric with shared questions) and one-line problems.
@@ -105,6 +127,10 @@ def exam_changes(exam: str, a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, 
             got = paired_metric(by_a[model], by_b[model], metric)
             if got is None:
                 continue
+            estimated = (scores[0].get(model, {}), scores[1].get(model, {}))
+            if metric == "exam_score" and any(e.get("asked_n") is not None for e in estimated):
+                got = estimate_change(*estimated) | {"items": got["items"], "to_wrong": got["to_wrong"],
+                                                     "to_right": got["to_right"]}
             rows.append({"benchmark": exam, "model": model, "metric": metric,
                          "a": scores[0].get(model, {}).get(metric), "b": scores[1].get(model, {}).get(metric), **got})
     return rows, problems
