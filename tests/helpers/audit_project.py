@@ -5,6 +5,7 @@ annotators of known care (sideways.testing.annotators)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,11 @@ def sim_params(splits: tuple[str, ...], justification: float | None) -> tuple[di
 
 def audit_project(root: Path, *, splits: tuple[str, ...] = ("llm",), riddles: int | None = None,
                   justification: float | None = None, share: float = 1.0, team: tuple[Annotator, ...] = (),
-                  double: float = 0.1, seed: int = 0) -> Path:
+                  double: float = 0.1, seed: int = 0,
+                  log: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> Path:
     """``root`` holding params.yaml and, per split, the riddles, predictions, judgments, jury and annotations of one
-    simulated run, and (with ``team``) ``data/labels/<split>.jsonl`` as the annotation app would write it."""
+    simulated run, and (with ``team``, or ``log``: the log's labels from the true ones) ``data/labels/<split>.jsonl``
+    as the annotation app would write it, the annotations table its first labels."""
     data, params = sim_params(splits, justification)
     root.mkdir(parents=True, exist_ok=True)
     (root / "params.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
@@ -55,9 +58,9 @@ def audit_project(root: Path, *, splits: tuple[str, ...] = ("llm",), riddles: in
             write_table(judgments[judgments["model"] == m.key], JUDGMENTS, root / paths.judgments(split, m.key))
         write_table(jury, JURY, root / paths.jury(split))
         truth = simulate_labels(seeded_sample(predictions, share, seed, split), full, seed)
-        labels = relabel(truth, team, seed, double) if team else truth
+        labels = log(truth) if log is not None else relabel(truth, team, seed, double) if team else truth
         write_table(labels.drop_duplicates(["riddle_id", "model"]), ANNOTATIONS, root / paths.annotations(split))
-        if team:
+        if team or log is not None:
             log = root / paths.LABELS / f"{split}.jsonl"
             log.parent.mkdir(parents=True, exist_ok=True)
             cols = ["riddle_id", "model", "provider", "human_answer_correct", "human_justification_correct", "annotator"]
