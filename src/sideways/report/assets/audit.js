@@ -17,7 +17,7 @@ window.SIDEWAYS_AUDIT = function (audit, h) {
   }
   return [
     h.el("h2", {}, "Annotators audited: error rates from the latent posterior fitted without each one's labels"),
-    h.el("p", { class: "legend" }, "95% intervals, every label of the label log read (second labels too); double: " +
+    h.el("p", { class: "legend" }, "95% intervals, from every label of the split (a label log's second labels too); double: " +
       "predictions another annotator labelled too, agree a/j: the share agreeing there; flagged: the interval's lower " +
       "end above twice the others' median rate, or the double labels' disputes, each charged to the label the judges " +
       "and other labels say erred, charging it more than the others (p < 0.01)."),
