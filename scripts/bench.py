@@ -249,6 +249,22 @@ def subset_rows(out: str) -> Rows:
                   f"in {_num(r'\(([\d.]+) s;', out):.0f} s"}
 
 
+RATER_AUDIT = ("`sideways annotate stats` with the annotator audit (5 annotators, 360 predictions), `sideways show "
+               "--judges` (`rater_audit_cost.py`)")
+
+
+def rater_audit_rows(out: str) -> Rows:
+    fits = int(_num(r"annotate stats \(\d+ annotators: (\d+) latent fits\)", out))
+    stats = _num(r"annotate stats \(.*?\): ([\d.]+) s CPU", out)
+    record = _num(r"show --judges reading the record: ([\d.]+) s CPU", out)
+    computed = _num(r"show --judges computing it: ([\d.]+) s CPU", out)
+    start = _num(r"command start \(sideways --help\): ([\d.]+) s CPU", out)
+    figure = (f"{stats:.1f} s / {record:.1f} s CPU reading calibrate's record of the audit ({computed:.1f} s "
+              f"computing it; {start:.1f} s of each the command's start); `annotate stats` fits the latent model "
+              f"{fits} times (each annotator's, and the pair rule's)")
+    return {RATER_AUDIT: figure}
+
+
 def default_posterior() -> str:
     """The posterior params.yaml ranks by (``calibration.posterior``): interval_coverage.py prints each by name."""
     text = (ROOT / "params.yaml").read_text(encoding="utf-8")
@@ -264,6 +280,7 @@ BENCHMARKS = (
     Benchmark("interval_coverage", (), coverage_rows),
     Benchmark("rank_coverage", ("--seeds", "40"), rank_coverage_rows),
     Benchmark("annotation_load", ("--kill", "60"), annotation_rows),
+    Benchmark("rater_audit_cost", (), rater_audit_rows),
     Benchmark("spending_cap", (), spending_cap_rows),
     Benchmark("dead_endpoint", (), dead_endpoint_rows),
     Benchmark("remote_growth", (), remote_growth_rows),

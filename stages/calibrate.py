@@ -1,6 +1,8 @@
 """calibrate@<split>: PPI-calibrated score and 95% interval per model (docs/method.md §3-4), and the raters'
-audit of the split (§6, "Raters audited"), which the report and `sideways show --judges` read."""
+audit of the split (§6, "Raters audited"), which the report and `sideways show --judges` read: the annotators on
+every label of the split's label log (second labels too), as `sideways annotate stats` and the app audit them."""
 
+from sideways.annotation.rater_labels import audit_labels
 from sideways.artifacts import paths
 from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables, write_json, write_table
@@ -35,8 +37,9 @@ def main() -> None:
         truth=truth, judgments=judgments if cal.posterior == "latent" else None, stream=args.split,
         cascade=params.jury.cascade.first,
     )
+    raters = audit_labels(params.annotations.source_for(args.split), paths.LABELS, args.split, labels)
     audit = audit_record(jury, judgments, labels, predictions, seed=params.seed, split=args.split,
-                         first=params.jury.cascade.first)
+                         first=params.jury.cascade.first, raters=raters)
     write_table(scores.sort_values("model"), SCORES, paths.scores(args.split))
     write_json(paths.audit(args.split), audit)
 

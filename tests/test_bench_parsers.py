@@ -61,3 +61,12 @@ def test_the_sample_rows_read_the_subset_coverage_benchmark():
     assert what.startswith("exam on a sample, 2pl world, 5 models x 60 items") and "2 samples" in what
     assert re.fullmatch(r"coverage [\d.]+-[\d.]+% at k = 10-20 \(random [\d.]+-[\d.]+%\), "
                         r"half-width [\d.]+-[\d.]+x random's, in \d+ s", figure), figure
+
+
+def test_the_rater_audit_row_reads_the_rater_audit_cost_benchmark():
+    out = _run("rater_audit_cost.py", "--riddles", "20", "--repeats", "1")
+    (what, figure), = bench.rater_audit_rows(out).items()
+    assert what == bench.RATER_AUDIT and "20 riddles x 6 models" in out
+    assert re.fullmatch(r"[\d.]+ s / [\d.]+ s CPU reading calibrate's record of the audit \([\d.]+ s computing it; "
+                        r"[\d.]+ s of each the command's start\); `annotate stats` fits the latent model 6 times "
+                        r"\(each annotator's, and the pair rule's\)", figure), figure

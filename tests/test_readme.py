@@ -141,6 +141,15 @@ stratified_ppi    200     95.4%    0.3        5.22    2.59      0.95x
 random            200     94.9%    0.3        5.48    2.79      1.00x
 (112.5 s; half-width and rmse in points of the exam score)
 """,
+    "rater_audit_cost": """\
+project: 60 riddles x 6 models, 401 labels by 5 annotators (data/labels/llm.jsonl); medians of 5 fresh processes
+calibrate stage (scores and the record): 4.4 s CPU, 6.0 s wall
+command start (sideways --help): 1.4 s CPU, 1.7 s wall
+annotate stats (5 annotators: 6 latent fits): 3.9 s CPU, 6.0 s wall
+show --judges reading the record: 1.8 s CPU, 3.6 s wall
+show --judges computing it: 2.1 s CPU, 4.2 s wall
+load average 4.5-5.0
+""",
 }
 
 
@@ -167,6 +176,9 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.CAP_MIDWAY] == "stopped $0.0500 under the cap, one request's worst case $0.0639"
     assert rows[bench.DEAD_PORT] == "failed in 8.7 s" and rows[bench.DEAD_503] == "failed in 5.0 s after 15 attempts"
     assert rows[bench.REMOTE_GROWTH].startswith("first version 1,997 KB (154 objects) + run-cache 33 KB; each next +355 KB")
+    assert rows[bench.RATER_AUDIT] == ("3.9 s / 1.8 s CPU reading calibrate's record of the audit (2.1 s computing it; "
+                                       "1.4 s of each the command's start); `annotate stats` fits the latent model 6 "
+                                       "times (each annotator's, and the pair rule's)")
     assert rows[bench.PUSH_TIME] == "9.3 s first, 10.0 s next; verification alone 5.2 s; `dvc push --all-commits` on 2 commits 7.7 s"
     assert rows["exam on a sample, misspecified world, 30 models x 600 items, each held out, 200 samples "
                 "(`subset_coverage.py --world misspecified`)"] == ("coverage 95.4-95.5% at k = 25-200 (random "

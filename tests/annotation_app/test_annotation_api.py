@@ -171,10 +171,13 @@ def test_a_new_annotators_first_labels_are_second_labels(tmp_path):
         _label_all(a.url, [], stop_after=12)
     with Served(project, "bob") as b:
         _label_all(b.url, [], stop_after=8)
+        progress = httpx.get(f"{b.url}/api/progress", timeout=10).json()
     lines = _lines(project)
     ana = [(x["riddle_id"], x["model"]) for x in lines if x["annotator"] == "ana"]
     bob = [(x["riddle_id"], x["model"]) for x in lines if x["annotator"] == "bob"]
     assert len(ana) == 12 and len(bob) == 8
+    # the progress view counts them: "double labels 5 of 5" (none wanted by the double share)
+    assert (progress["double_done"], progress["double_wanted"]) == (5, 5)
     assert set(bob[:5]) <= set(ana) and not set(bob[5:]) & set(ana)
     riddles = read_table(project / "data/split/llm.parquet", RIDDLES)
     first = read_label_file(project / "data/labels/llm.jsonl", riddles)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sideways.annotation.agreement import agreement
 from sideways.annotation.log import Replay
-from sideways.annotation_app.queue import Candidate, Plan, State, cells, next_item, progress
+from sideways.annotation_app.queue import Candidate, Plan, State, cells, next_item, progress, wanted
 from sideways.annotation_app.store import LabelStore
 from sideways.annotation_app.tally import Tally
 
@@ -96,3 +96,33 @@ def test_the_store_feeds_the_tally_and_a_replaced_file_starts_it_again(tmp_path)
     replacement.replace(tmp_path / "llm.jsonl")
     store.sync()
     assert tally.progress()["labels"] == 0 and tally.last_mine() is None
+
+
+def _label(plan: Plan, pool: list[Candidate], who: str, n: int, replay: Replay, tally: Tally) -> list[Candidate]:
+    """``who`` labels the queue's next ``n`` predictions (each label the truth: answer right), fed to ``tally``."""
+    done = []
+    for _ in range(n):
+        c = next_item(plan, pool, replay.events(), who)
+        assert c is not None
+        tally.apply(*replay.feed(_record(who, "label", c, True, True), len(replay.events()) + 1))
+        done.append(c)
+    return done
+
+
+def test_a_new_annotators_first_labels_count_as_double_labels():
+    """``first_double``: bob's first 5 labels are second labels on predictions ana labelled, none of which wants
+    two labels by its coin (double share 0); the progress view counts them: double labels 5 of 5, then, with a
+    double share, the coin's predictions beside them."""
+    pool = _pool(6)
+    for share in (0.0, 0.5):
+        plan = Plan(seed=1, split="llm", budget=len(pool), double_share=share, policy="holes", first_double=5)
+        replay, tally = Replay("t"), Tally(plan, pool, "ana")
+        ana = _label(plan, pool, "ana", 12, replay, tally)
+        bob = _label(plan, pool, "bob", 5, replay, tally)
+        assert {c.key for c in bob} <= {c.key for c in ana}
+        p = progress(plan, pool, replay.events())
+        coin = {c.key for c in ana if wanted(plan, c) == 2}
+        assert p["double_done"] == 5
+        assert p["double_wanted"] == len(coin | {c.key for c in bob})
+        assert (share == 0.0) == (p["double_wanted"] == 5) and (share > 0) == bool(coin - {c.key for c in bob})
+        assert tally.progress() == p

@@ -24,7 +24,8 @@ from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables
 from sideways.artifacts.schema import JUDGMENTS, JURY
 from sideways.core.errors import SidewaysError
-from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
+from sideways.scoring.annotator_audit import annotator_lines
+from sideways.scoring.rater_audit import annotator_audits
 
 #: The fewest seconds between the starts of two audits.
 EVERY = 15.0
@@ -74,7 +75,7 @@ class AuditField:
                 if jury is None:
                     raise SidewaysError(f"{paths.jury(self.split)}: not computed yet; run `dvc repro` first")
                 self.tables = split_tables(self.split, sorted(jury["model"].unique()), self.root)
-            audits = audit_annotators(*self.tables, frame, seed=self.seed, stream=self.split, first=self.first)
+            audits = annotator_audits(*self.tables, frame, seed=self.seed, split=self.split, first=self.first)
             done: dict[str, Any] = {"labels": len(frame), "lines": annotator_lines(audits),
                                     "flagged": [a.annotator for a in audits if a.flagged]}
         except Exception as exc:  # noqa: BLE001 - a background thread: whatever stops it is said on the page

@@ -250,14 +250,18 @@ def show_bin(b: Bin) -> str:
 
 
 def progress(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event]) -> dict[str, Any]:
-    """Labels done per (bin, provider), against the budget, double labels, and the empty bins."""
+    """Labels done per (bin, provider), against the budget, double labels, and the empty bins.
+
+    Double labels: ``double_done`` predictions labelled by two annotators or more, of ``double_wanted`` that want or
+    have a second label: the labelled ones whose coin puts them in the double share, and every one labelled twice
+    (a new annotator's first labels, ``first_double``, go to predictions whatever their coin says)."""
     events = list(events)
     state = State.of(events)
     cells: Counter[tuple[str, str]] = Counter()
     for c in candidates:
         if state.count(c.key):
             cells[(show_bin(c.bin), c.provider)] += 1
-    doubles = [c for c in candidates if state.count(c.key) and wanted(plan, c) == 2]
+    doubles = [c for c in candidates if state.count(c.key) and (wanted(plan, c) == 2 or state.count(c.key) >= 2)]
     return {
         "labelled": sum(1 for c in candidates if state.count(c.key)),
         "labels": len(labels(events)),

@@ -162,7 +162,7 @@ class Tally:
         self.by_model[c.model] += sign * count
         self.by_bin_provider[(c.bin, c.provider)] += sign
         self.started += sign
-        if wanted(self.plan, c) == 2:
+        if wanted(self.plan, c) == 2 or count >= 2:  # as queue.progress: the double share's, and every double
             self.double_wanted += sign
             self.double_done += sign * (count >= 2)
 

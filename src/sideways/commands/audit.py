@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from sideways.annotation.log import Event
-from sideways.annotation.rater_labels import event_labels
+from sideways.annotation.rater_labels import audit_labels, event_labels
 from sideways.annotation_app.audit_field import split_tables
 from sideways.artifacts import paths
 from sideways.artifacts.io import read_table, read_tables
@@ -17,9 +17,9 @@ from sideways.artifacts.schema import ANNOTATIONS, PREDICTIONS
 from sideways.config.params import Params
 from sideways.core.errors import SidewaysError
 from sideways.report.inputs import read_audit
-from sideways.scoring.annotator_audit import annotator_lines, audit_annotators
+from sideways.scoring.annotator_audit import annotator_lines
 from sideways.scoring.judge_audit import COLUMNS
-from sideways.scoring.rater_audit import inputs_digest, judge_audit_table
+from sideways.scoring.rater_audit import annotator_audits, inputs_digest, judge_audit_table
 
 
 def print_annotator_audit(params: Params, split: str, events: list[Event]) -> None:
@@ -30,7 +30,7 @@ def print_annotator_audit(params: Params, split: str, events: list[Event]) -> No
           "the others (p < 0.01)):")
     try:
         jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
-        audits = audit_annotators(jury, judgments, event_labels(events), seed=params.seed, stream=split,
+        audits = annotator_audits(jury, judgments, event_labels(events), seed=params.seed, split=split,
                                   first=params.jury.cascade.first)
     except SidewaysError as e:  # no verdicts yet (a CalibrationError too): one line, the rest of stats stands
         print(f"  {e}")
@@ -68,9 +68,10 @@ def judge_audit_frame(params: Params, split: str) -> pd.DataFrame:
     annotations = labels if labels is not None else pd.DataFrame(columns=ANNOTATIONS.names)
     predictions = _predictions(params, split)
     record = read_audit(paths.audit(split))
+    raters = audit_labels(params.annotations.source_for(split), paths.LABELS, split, annotations)
     if (record is not None and record["audit"]["judges"] and predictions is not None  # made from these tables
             and record["inputs"] == inputs_digest(jury, judgments, annotations, predictions, seed=params.seed,
-                                                  split=split, first=params.jury.cascade.first)):
+                                                  split=split, first=params.jury.cascade.first, raters=raters)):
         out = pd.DataFrame(record["audit"]["judges"], columns=list(COLUMNS))
     else:
         out = judge_audit_table(jury, judgments, annotations, predictions, seed=params.seed, split=split,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from sideways.annotation.rater_labels import audit_labels, audit_log
 from sideways.artifacts import paths
 from sideways.artifacts.failures import with_results
 from sideways.artifacts.io import read_table, read_tables
@@ -47,6 +48,9 @@ class SplitTables:
     #: the calibrate stage's audit record (``metrics/audit/<split>.json``, checked; None: none), used only when its
     #: digest is the one of these tables (:func:`sideways.report.audit.audit_summary`)
     audit: Any = None
+    #: every label the annotators' audit reads: the label log's, second labels included
+    #: (:func:`sideways.annotation.rater_labels.audit_labels`); None: ``annotations``
+    raters: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -135,15 +139,17 @@ def read_exams(params: Params, previous: Path | None = None) -> list[ExamTables]
 def read_split(params: Params, split: str) -> SplitTables:
     """Read ``split``'s tables for the models that take it (never a glob: docs/design.md)."""
     keys = with_results([m.key for m in params.models_taking(split)], split)  # less its failed jobs
+    annotations = read_table(paths.annotations(split), ANNOTATIONS)
     return SplitTables(
         riddles=read_table(paths.split_table(split), RIDDLES),
         predictions=read_tables([paths.predictions(split, k) for k in keys], PREDICTIONS, f"{split} predictions"),
         judgments=read_tables([paths.judgments(split, k) for k in keys], JUDGMENTS, f"{split} judgments"),
-        annotations=read_table(paths.annotations(split), ANNOTATIONS),
+        annotations=annotations,
         jury=read_table(paths.jury(split), JURY),
         scores=read_table(paths.scores(split), SCORES),
         pairwise=_json_or_none(paths.pairwise(split)),
         audit=read_audit(paths.audit(split)),
+        raters=audit_labels(params.annotations.source_for(split), paths.LABELS, split, annotations),
     )
 
 
@@ -179,6 +185,8 @@ def input_files(params: Params) -> list[str]:
                   str(paths.scores(split))]
         files += [str(paths.pairwise(split))] if paths.pairwise(split).exists() else []
         files += [str(paths.audit(split))] if paths.audit(split).exists() else []
+        log = audit_log(params.annotations.source_for(split), paths.LABELS, split)
+        files += [str(log)] if log is not None else []
         for key in with_results([m.key for m in params.models_taking(split)], split):
             files += [str(paths.predictions(split, key)), str(paths.judgments(split, key))]
     for exam in exam_files(params).values():  # no grades on an exam of multiple choice only

@@ -48,6 +48,7 @@ reference the next one is tested against (with every other one suspect, the refe
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -362,7 +363,8 @@ def _share(v: float | None) -> str:
 
 
 def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
-    """The annotators' table and one line per flagged annotator, each line under 120 columns."""
+    """The annotators' table and, per flagged annotator, its evidence (:meth:`AnnotatorAudit.evidence`) in lines
+    under 120 columns (a long one continues, indented, on the next)."""
     if not audits:
         return ["no label yet: nothing to audit"]
     width = min(24, max(len("annotator"), *(len(a.annotator) for a in audits)))
@@ -375,6 +377,7 @@ def annotator_lines(audits: list[AnnotatorAudit]) -> list[str]:
         out.append(f"{name:<{width}} {a.labels:>6} {a.double:>6} {agree:>11}  {_rate(a.error['answer']):<22} "
                    f"{_rate(a.error['justification']):<22}{flag}".rstrip())
     for a in audits:
-        if a.flagged:
-            out.append(f"flagged: {a.annotator[:40]}: {a.evidence()}"[:116])
+        if a.flagged:  # the whole evidence, wrapped: the report's record holds it whole too
+            out += textwrap.wrap(f"flagged: {a.annotator[:40]}: {a.evidence()}", 116, subsequent_indent="    ",
+                                 break_on_hyphens=False)
     return out

@@ -6,7 +6,10 @@ Why here and with a digest: the audit fits the latent-class model once per annot
 seconds on a large split. The calibrate stage computes it once per split and writes it
 (``metrics/audit/<split>.json``); the report, and ``sideways show --judges``, take that record when its digest is
 the one of the tables they read themselves, and compute the same function otherwise: one estimator, whoever runs
-it.
+it. The annotators are audited on ``raters``, every label of the split's label log, second labels included
+(:func:`sideways.annotation.rater_labels.audit_labels`), by :func:`annotator_audits`, the function
+``sideways annotate stats`` and the app's progress view call on the same log: one flag, one evidence line in the
+three views. The judges are audited on the labels calibration reads (each prediction's first).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 
 from sideways.core.errors import SidewaysError
 from sideways.scoring.annotator_audit import FIELDS as LABEL_FIELDS
-from sideways.scoring.annotator_audit import audit_annotators
+from sideways.scoring.annotator_audit import AnnotatorAudit, audit_annotators
 from sideways.scoring.judge_audit import COLUMNS, audit_judges, posterior_rows
 
 #: The number columns of a judge row; the others are text.
@@ -27,13 +30,14 @@ _NUMBERS = ("estimate", "lo", "hi", "n")
 
 
 def inputs_digest(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> str:
-    """sha256 of everything the audit reads: the four tables in :func:`canonical` order (columns, types, every
-    value), the seed and split its fits are seeded by, and a cascade's first judges (0, none: the digest it always
-    had)."""
+                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0,
+                  raters: pd.DataFrame | None = None) -> str:
+    """sha256 of everything the audit reads: the five tables in :func:`canonical` order (columns, types, every
+    value; ``raters`` None: ``annotations``), the seed and split its fits are seeded by, and a cascade's first
+    judges (0, none: no mark)."""
     cascade = f"\x1fcascade {first}" if first else ""
     h = hashlib.sha256(f"sideways.audit\x1f{seed}\x1f{split}{cascade}".encode())
-    for frame in canonical(jury, judgments, annotations, predictions):
+    for frame in canonical(jury, judgments, annotations, predictions, annotations if raters is None else raters):
         h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
         h.update(len(frame).to_bytes(8, "little"))
         if len(frame.columns) and len(frame):
@@ -42,15 +46,26 @@ def inputs_digest(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.D
 
 
 #: The columns each table is sorted by before the audit reads it (stable: a prediction's labels keep their order).
-_KEYS = (("riddle_id", "model"), ("riddle_id", "model", "judge"), ("riddle_id", "model"), ("riddle_id", "model"))
+_KEYS = (("riddle_id", "model"), ("riddle_id", "model", "judge"), ("riddle_id", "model"), ("riddle_id", "model"),
+         ("riddle_id", "model"))
 
 
-def canonical(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-              predictions: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
-    """The four tables sorted by their keys, so that the audit (the fits' row order, the length thirds' ties) does
-    not depend on the order models are listed in, nor on who read the files."""
+def canonical(*frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
+    """The tables (jury, judgments, annotations, predictions, raters: the first ones given) sorted by their keys, so
+    that the audit (the fits' row order, the length thirds' ties) does not depend on the order models are listed
+    in, nor on who read the files: a prediction's labels keep their order (its first label stays first)."""
     return tuple(f.sort_values(list(k), kind="stable").reset_index(drop=True) if set(k) <= set(f.columns) else f
-                 for f, k in zip((jury, judgments, annotations, predictions), _KEYS, strict=True))
+                 for f, k in zip(frames, _KEYS, strict=False))
+
+
+def annotator_audits(jury: pd.DataFrame, judgments: pd.DataFrame, raters: pd.DataFrame, *, seed: int, split: str,
+                     first: int = 0) -> list[AnnotatorAudit]:
+    """Every annotator of ``raters`` audited (:func:`sideways.scoring.annotator_audit.audit_annotators`) on the
+    tables in :func:`canonical` order: the one function behind the record, the report, ``sideways annotate stats``
+    and the app's progress view (``first``: a cascade's first judges)."""
+    empty = pd.DataFrame(columns=["riddle_id", "model"])
+    jury, judgments, _, _, raters = canonical(jury, judgments, empty, empty, raters)
+    return audit_annotators(jury, judgments, raters, seed=seed, stream=split, first=first)
 
 
 def judge_audit_table(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
@@ -66,18 +81,21 @@ def judge_audit_table(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: 
 
 
 def audit_summary(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> dict[str, Any]:
-    """``{"annotators": [...], "judges": [...]}`` of one split (the tables in :func:`canonical` order); empty lists
-    when the split has no verdict (or no label, for the annotators). ``first``: :func:`judge_audit_table`'s."""
-    jury, judgments, annotations, predictions = canonical(jury, judgments, annotations, predictions)
+                  predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0,
+                  raters: pd.DataFrame | None = None) -> dict[str, Any]:
+    """``{"annotators": [...], "judges": [...]}`` of one split: the annotators of ``raters`` (every label the audit
+    reads; None: ``annotations``), the judges against ``annotations``; empty lists when the split has no verdict (or
+    no label, for the annotators). ``first``: :func:`judge_audit_table`'s."""
+    raters = annotations if raters is None else raters
     try:
-        annotators = audit_annotators(jury, judgments, annotations, seed=seed, stream=split, first=first)
+        annotators = annotator_audits(jury, judgments, raters, seed=seed, split=split, first=first)
         judges = judge_audit_table(jury, judgments, annotations, predictions, seed=seed, split=split, first=first)
     except (SidewaysError, ValueError):  # a split without a single verdict: nothing to audit
         return {"annotators": [], "judges": []}
     return {
-        "annotators": [{"annotator": a.annotator, "labels": a.labels, "flagged": list(a.flagged),
-                        "evidence": a.evidence(),
+        "annotators": [{"annotator": a.annotator, "labels": a.labels, "double": a.double,
+                        "agreement": {f: a.agreement[f] for f in LABEL_FIELDS},
+                        "flagged": list(a.flagged), "evidence": a.evidence(),
                         "error": {f: {"mean": r.mean, "lo": r.lo, "hi": r.hi} for f, r in a.error.items()}}
                        for a in annotators],
         "judges": [{k: (float(v) if k in _NUMBERS else str(v)) for k, v in row.items()}
@@ -86,11 +104,14 @@ def audit_summary(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.D
 
 
 def audit_record(jury: pd.DataFrame, judgments: pd.DataFrame, annotations: pd.DataFrame,
-                 predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0) -> dict[str, Any]:
+                 predictions: pd.DataFrame, *, seed: int, split: str, first: int = 0,
+                 raters: pd.DataFrame | None = None) -> dict[str, Any]:
     """What the calibrate stage writes: ``{"inputs": digest, "audit": summary}`` (:func:`inputs_digest`,
-    :func:`audit_summary`; ``first``: a cascade's first judges)."""
-    return {"inputs": inputs_digest(jury, judgments, annotations, predictions, seed=seed, split=split, first=first),
-            "audit": audit_summary(jury, judgments, annotations, predictions, seed=seed, split=split, first=first)}
+    :func:`audit_summary`; ``first``: a cascade's first judges; ``raters``: every label the annotators' audit
+    reads)."""
+    args = (jury, judgments, annotations, predictions)
+    return {"inputs": inputs_digest(*args, seed=seed, split=split, first=first, raters=raters),
+            "audit": audit_summary(*args, seed=seed, split=split, first=first, raters=raters)}
 
 
 def check_record(data: Any, where: str) -> dict[str, Any]:
@@ -125,12 +146,17 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
 
 def _check_annotator(row: dict[str, Any], fail: Any) -> None:
     """One annotator's entry of an audit record: raises ``fail(field, why)`` at the first field at fault."""
-    if set(row) != {"annotator", "labels", "flagged", "evidence", "error"}:
-        raise fail("(fields)", "expected annotator, labels, flagged, evidence, error")
+    if set(row) != {"annotator", "labels", "double", "agreement", "flagged", "evidence", "error"}:
+        raise fail("(fields)", "expected annotator, labels, double, agreement, flagged, evidence, error")
     if not isinstance(row["annotator"], str) or not isinstance(row["evidence"], str):
         raise fail("annotator", "expected text (and text evidence)")
-    if not isinstance(row["labels"], int) or isinstance(row["labels"], bool) or row["labels"] < 0:
-        raise fail("labels", "expected a count")
+    for count in ("labels", "double"):
+        if not isinstance(row[count], int) or isinstance(row[count], bool) or row[count] < 0:
+            raise fail(count, "expected a count")
+    agreement = row["agreement"]
+    if not isinstance(agreement, dict) or set(agreement) != set(LABEL_FIELDS) \
+            or not all(v is None or _number(v, 0.0, 1.0) for v in agreement.values()):
+        raise fail("agreement", f"expected {', '.join(LABEL_FIELDS)}: a share in [0, 1] or null")
     flagged = row["flagged"]
     if not isinstance(flagged, list) or not all(isinstance(f, str) and f in LABEL_FIELDS for f in flagged):
         raise fail("flagged", f"expected a list of {', '.join(LABEL_FIELDS)}")
