@@ -301,12 +301,13 @@ def _imported_models(exams: Mapping[str, ExamSpec], models: tuple[ModelSpec, ...
     folded: dict[str, str] = {}
     for spec in exams.values():
         for key, _ in spec.runs:
+            where = f"{source}: exams.{spec.key}.runs.{key}"
             if key.casefold() in native:
-                raise ParamsError(f"{source}: exams.{spec.key}.runs.{key}: models: has a model of this key (or one "
-                                  "differing only by case); a run made elsewhere is a model of its own: give it another key")
+                raise ParamsError(f"{where}: models: has a model of this key (or one differing only by case); a run "
+                                  "made elsewhere is a model of its own: give it another key")
             if folded.setdefault(key.casefold(), key) != key:
-                raise ParamsError(f"{source}: exams.{spec.key}.runs.{key}: differs from run key {folded[key.casefold()]} "
-                                  "only by case; their files would be one file on macOS and Windows (rename one)")
+                raise ParamsError(f"{where}: differs from run key {folded[key.casefold()]} only by case; their files "
+                                  "would be one file on macOS and Windows (rename one)")
             takes.setdefault(key, []).append(spec.key)
     return tuple(ModelSpec(key, "imported", "imported", key, 0, ImportedOptions(), tuple(exams_of))
                  for key, exams_of in takes.items())
