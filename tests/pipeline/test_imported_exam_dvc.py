@@ -10,6 +10,7 @@ uses, `dvc metrics diff` shows the change, and the report draws the exam's page.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -53,6 +54,7 @@ def test_two_lm_eval_runs_of_one_model_through_repro_diff_metrics_and_the_report
     assert metrics["short_answer_n"] == len(run_1.items) == 80
     assert metrics["exam_score"] == round(100 * sum(i.score for i in run_1.items) / 80, 2)
     assert metrics["short_answer_se"] > 0 and metrics["cost_usd"] is None  # nothing was paid
+    assert metrics["exam_score_lo"] < metrics["exam_score"] < metrics["exam_score_hi"]  # clustered by subject
     assert run(repo, "sideways", "dry-run").returncode == 0  # the plan holds no request for a run
     commit(repo, "lm-eval run 1")
 
@@ -84,6 +86,12 @@ def test_two_lm_eval_runs_of_one_model_through_repro_diff_metrics_and_the_report
     page = browser.new_page()
     page.goto((repo / "report" / "index.html").as_uri() + "#exam/arith")
     page.wait_for_selector(f"{EXAM} table.exam-metrics tbody tr")
-    shown = page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr", "rs => rs.map(r => r.dataset.model)")
+    shown = dict(page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr",
+                                           "rs => rs.map(r => [r.dataset.model, r.cells[6].textContent])"))
+    m = exams["arith"]["base"]
     assert set(shown) == {"base", "again"}
+    cell = re.fullmatch(r"([\d.]+) \[([\d.-]+), ([\d.]+)\]", shown["base"])  # the score and its interval
+    assert cell is not None, shown
+    got = [float(x) for x in cell.groups()]
+    assert got == pytest.approx([m["exam_score"], m["exam_score_lo"], m["exam_score_hi"]], abs=0.051)
     page.close()
