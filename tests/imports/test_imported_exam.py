@@ -167,3 +167,11 @@ def test_exam_items_names_a_truncated_run_in_one_line(tmp_path, default_params):
     rel = samples.relative_to(tmp_path).as_posix()
     assert len(lines) == 1 and lines[0].startswith("error: " + rel) and "line " in lines[0], proc.stderr
     assert not (tmp_path / paths.exam_items("arith")).exists()  # nothing of the exam half-written
+
+
+def test_the_annotation_app_does_not_list_runs_as_models_left_out_of_a_split(default_params):
+    from sideways.annotation_app.items import skipped
+
+    default_params["models"]["atlas-large"]["takes"] = ["vlm"]
+    default_params["exams"]["arith"] = {"source": "imported", "runs": {"base": "r"}}
+    assert skipped(parse_params(default_params), "llm") == "atlas-large: not labelled on llm (their `takes:` leaves llm out)"
