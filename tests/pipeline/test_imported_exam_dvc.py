@@ -1,7 +1,8 @@
-"""Runs made by lm-evaluation-harness, taken in as an exam through `dvc repro` (docs/exams.md, "Runs made
-elsewhere"): "I ran lm-eval twice: did my change help?" on a copy of the project.
+"""Runs made by lm-evaluation-harness and inspect_ai, taken in as an exam through `dvc repro` (docs/exams.md,
+"Runs made elsewhere"): "I ran lm-eval twice: did my change help?" on a copy of the project.
 
-The runs are the files the real tool wrote (tests/data/imported/lm_eval: its dummy model, two seeds).
+The runs are the files the real tools wrote (tests/data/imported: lm-eval's dummy model, two seeds, and
+an inspect log of its mock model).
 A run is a model of the exam; an unchanged run reruns nothing, a new run file reruns only its jobs;
 `sideways diff` pairs the two runs of one model per question with the estimator `sideways diff-runs`
 uses, `dvc metrics diff` shows the change, and the report draws the exam's page.
@@ -23,8 +24,9 @@ from sideways.imports.load import read_runs
 
 DVC = shutil.which("dvc", path=str(Path(sys.executable).parent)) or shutil.which("dvc")
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(DVC is None, reason="dvc is not installed")]
-DATA = Path(__file__).resolve().parents[1] / "data" / "imported" / "lm_eval"
-RUN_1, RUN_2 = DATA / "seed1", DATA / "seed2"
+DATA = Path(__file__).resolve().parents[1] / "data" / "imported"
+RUN_1, RUN_2 = DATA / "lm_eval" / "seed1", DATA / "lm_eval" / "seed2"
+LOG = sorted((DATA / "inspect" / "json").glob("*.json"))[0]  # a run inspect_ai wrote, beside lm-eval's
 RIDDLE_STAGES = {"annotate@llm", "jury@llm", "calibrate@llm", "rank@llm", "predict@llm"}
 EXAM = "section[id='exam/arith']"
 
@@ -40,15 +42,21 @@ def imported(p: dict) -> None:
     p["models"] = {k: p["models"][k] for k in ("atlas-large", "nimbus-pro")}
     p["splits"] = ["llm"]
     p["calibration"]["bootstrap"] = 200
-    p["exams"] = {"arith": {"source": "imported", "runs": {"base": "data/exams/arith/base"}}}
+    p["exams"] = {"arith": {"source": "imported", "runs": {"base": "data/exams/arith/base",
+                                                           "mock": "data/exams/arith/mock.json"}}}
 
 
 def test_two_lm_eval_runs_of_one_model_through_repro_diff_metrics_and_the_report(tmp_path, browser):
     repo = tmp_path / "repo"
     put(repo, "base", RUN_1)
+    shutil.copy(LOG, repo / "data" / "exams" / "arith" / "mock.json")
     new_repo(repo, imported)
     first = run(repo, "dvc", "repro")
-    assert {"exam_predict@base+arith", "exam_judge@base+arith"} <= jobs_ran(first)
+    assert {f"exam_{k}@{m}+arith" for k in ("predict", "judge") for m in ("base", "mock")} <= jobs_ran(first)
+    mock = read_runs(LOG)[0]
+    scored = json.loads((repo / "metrics/exams.json").read_text())["arith"]["mock"]
+    assert scored["short_answer_n"] == len(mock.items) and scored["exam_score"] == round(
+        100 * sum(i.score for i in mock.items) / len(mock.items), 2)
     run_1 = read_runs(RUN_1)[0]
     metrics = json.loads((repo / "metrics/exams.json").read_text())["arith"]["base"]
     assert metrics["short_answer_n"] == len(run_1.items) == 80
@@ -89,7 +97,7 @@ def test_two_lm_eval_runs_of_one_model_through_repro_diff_metrics_and_the_report
     shown = dict(page.eval_on_selector_all(f"{EXAM} table.exam-metrics tbody tr",
                                            "rs => rs.map(r => [r.dataset.model, r.cells[6].textContent])"))
     m = exams["arith"]["base"]
-    assert set(shown) == {"base", "again"}
+    assert set(shown) == {"base", "again", "mock"}
     cell = re.fullmatch(r"([\d.]+) \[([\d.-]+), ([\d.]+)\]", shown["base"])  # the score and its interval
     assert cell is not None, shown
     got = [float(x) for x in cell.groups()]
