@@ -14,7 +14,7 @@ from sideways.commands import execute, silence_stdout
 
 COMMANDS: tuple[str, ...] = (
     "show", "check", "leaderboard", "score", "l3score", "dry_run", "cache", "status", "prune", "annotate",
-    "judge_compare", "diff", "diff_runs", "report", "push", "fetch",
+    "judge_compare", "diff", "diff_runs", "import_run", "report", "push", "fetch",
 )
 
 DESCRIPTION = """\

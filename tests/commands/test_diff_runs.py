@@ -44,10 +44,19 @@ def test_two_runs_of_one_model_get_the_exams_paired_change(capsys: pytest.Captur
 
 
 def test_a_bad_run_is_one_line_naming_the_file(capsys: pytest.CaptureFixture[str]) -> None:
-    bad = str(sorted((DATA / "inspect" / "eval").glob("*.eval"))[0])
+    bad = str(Path(LM[1]) / "missing")
     code, out, err = _diff(capsys, LOGS[0], bad)
     assert code == 2 and out == ""
     assert err.startswith(f"sideways diff-runs: error: {bad}: ") and err.count("\n") == 1
+
+
+def test_an_eval_log_is_refused_in_lines_under_120_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = sorted((DATA / "inspect" / "eval").glob("*.eval"))[0]
+    code, out, err = _diff(capsys, LOGS[0], str(bad))
+    assert code == 2 and out == ""
+    assert err.startswith("sideways diff-runs: error: ...") and err.count("\n") == 1
+    assert bad.name.endswith(err.split(": ")[2].removeprefix("...")) and "an .eval log" in err  # the id ends it
+    assert "inspect log convert --to json" in err and len(err.rstrip("\n")) <= 120
 
 
 def test_a_folder_of_two_runs_of_one_model_cannot_be_paired(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,10 +62,19 @@ def test_an_inspect_log_reads_as_inspect_scored_it(path: Path) -> None:
     assert {i.group for i in run.items} == {s["metadata"]["subject"] for s in log["samples"]}
 
 
-def test_an_eval_log_is_refused_with_inspects_own_converter_named() -> None:
-    with pytest.raises(ImportedRunError) as exc:
-        read_inspect_log(EVAL)
-    assert "inspect log convert --to json" in _one_line(exc, EVAL)
+def test_an_eval_log_is_refused_with_inspects_own_converter_named_in_one_line_under_120_columns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    short = tmp_path / "logs" / "run.eval"
+    short.parent.mkdir()
+    shutil.copy(EVAL, short)
+    monkeypatch.chdir(tmp_path)
+    for path in (EVAL, Path("logs/run.eval")):
+        with pytest.raises(ImportedRunError) as exc:
+            read_inspect_log(path)
+        text = _one_line(exc, "logs/run.eval" if path == short.relative_to(tmp_path) else "...")
+        assert "inspect log convert --to json" in text
+        assert len("sideways diff-runs: error: " + text) <= 120  # as the command prints it
+        assert str(path).endswith(text.split(": ")[0].removeprefix("..."))  # the path, or its end: the log's id
 
 
 def test_two_runs_of_one_model_need_two_keys_and_then_give_a_paired_change() -> None:
@@ -211,7 +220,7 @@ def test_a_path_reads_as_the_runs_it_holds_whichever_harness_wrote_them(tmp_path
     assert f"claimed by {logs[0].source}" in _one_line(exc, logs[1].source)
     with pytest.raises(ImportedRunError) as exc:
         read_runs(DATA / "inspect" / "eval")
-    assert "inspect log convert" in _one_line(exc, EVAL)
+    assert "inspect log convert" in _one_line(exc, "...") and str(exc.value).split(": ")[0][3:] in EVAL.name
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("x")
     with pytest.raises(ImportedRunError) as exc:

@@ -58,7 +58,7 @@ def _riddle(r: dict[str, object]) -> dict[str, str | None]:
 
 def skipped(params: Params, split: str) -> str | None:
     """One line naming the models of params.yaml that do not take ``split`` (None: every model takes it)."""
-    out = [m.key for m in params.models if m not in params.models_taking(split)]
+    out = [m.key for m in params.models if m not in params.models_taking(split) and not m.capabilities.imported]
     if not out:
         return None
     return f"{', '.join(out)}: not labelled on {split} (their `takes:` leaves {split} out)"

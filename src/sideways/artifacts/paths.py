@@ -162,3 +162,11 @@ def exam_sample_size(exam: str) -> Path:
     """How many questions each model is asked on a sampled ``exam`` (written by exam_items beside its
     items, so that a changed ``sample`` reaches predict, which depends on the items folder, not on ``exams``)."""
     return EXAM_ITEMS_DIR / f"{exam}.sample.json"
+
+
+def exam_imported(exam: str, model: str, kind: str) -> Path:
+    """The predictions (``kind`` exam_predict) or grades (exam_judge) of run ``model`` of an imported ``exam``,
+    read from the run by exam_items beside the items, so the run files are read once, before any paid stage,
+    and the exam's jobs in predict and judge (which depend on the items folder) copy them."""
+    table = "predictions" if kind == "exam_predict" else "grades"
+    return EXAM_ITEMS_DIR / f"{exam}.runs" / f"{model}.{table}.parquet"

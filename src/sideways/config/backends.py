@@ -18,6 +18,7 @@ from typing import Any
 
 from sideways.config.options import (
     BatchOptions,
+    ImportedOptions,
     JudgeOptions,
     ModelOptions,
     OpenAICompatibleOptions,
@@ -44,6 +45,9 @@ class BackendEntry:
     logprobs: bool = False  # returns top-5 log-probabilities: may be an l3score judge (docs/method.md §7)
     simulated: bool = False  # offline and seeded, from the simulated truth (docs/design.md)
     replays: bool = False  # reads recorded results from a file: nothing is asked, failures are the file's
+    # a run made elsewhere (an exam's ``runs:``): made by params.py, never written in models:; its answers and
+    # grades are the run's, read by exam_items, so it answers no riddle and no judge grades it
+    imported: bool = False
 
 
 BACKENDS: dict[str, BackendEntry] = {
@@ -57,6 +61,7 @@ BACKENDS: dict[str, BackendEntry] = {
                                       logprobs=True),
     "replay": BackendEntry("replay", "ReplayPredictor", "ReplayJudge", "ReplayExtractor",
                            ReplayOptions, ReplayOptions, replays=True),
+    "imported": BackendEntry("imported", None, None, None, ImportedOptions, ImportedOptions, imported=True),
 }
 
 
@@ -66,8 +71,8 @@ def backend_entry(name: str) -> BackendEntry:
 
 
 def backend_names() -> tuple[str, ...]:
-    """Every backend's name, in the table's order (what params.yaml accepts)."""
-    return tuple(BACKENDS)
+    """Every backend's name params.yaml accepts, in the table's order (not ``imported``: an exam's runs make those)."""
+    return tuple(name for name, entry in BACKENDS.items() if not entry.imported)
 
 
 def l3score_backends() -> tuple[str, ...]:

@@ -11,7 +11,12 @@ the default, with ``path``) or a Hugging Face dataset (``source: hf`` with ``dat
 optionally ``config`` and a pinned ``revision``, and a ``preset`` and/or ``columns``:
 :mod:`sideways.config.hub_columns`). The key names the exam's files and DVC entries, and a model's
 ``takes:`` names it beside the riddle splits, so it is a short lowercase identifier that is not a
-split's name. The old ``exam:`` key is refused by :func:`refuse_old_exam_key`, saying what to write.
+split's name. An exam may also come from runs made elsewhere (``source: imported``): ``runs``
+maps a model key to an lm-evaluation-harness output folder or an inspect log inside the project,
+each run a model that takes the exam, its questions, gold answers and grades read from the run
+(:mod:`sideways.imports`), ``score`` optionally naming the per-sample metric or scorer; nothing of
+such an exam is asked of a provider, so it has no grading keys. The old ``exam:`` key is refused
+by :func:`refuse_old_exam_key`, saying what to write.
 """
 
 from __future__ import annotations
@@ -51,13 +56,16 @@ def parse_exam(data: Any, source: str) -> ExamParams:
     )
 
 
-ExamSource = Literal["json", "hf"]
-EXAM_SOURCES: tuple[ExamSource, ...] = ("json", "hf")
+ExamSource = Literal["json", "hf", "imported"]
+EXAM_SOURCES: tuple[ExamSource, ...] = ("json", "hf", "imported")
 _GRADING = ("idk", "strategy", "judges", "sample")
 _JSON_KEYS = ("source", "path", *_GRADING)
 _HF_KEYS = ("source", "dataset", "config", "split", "revision", "preset", "columns", *_GRADING)
-_SPEC_KEYS = tuple(dict.fromkeys(_JSON_KEYS + _HF_KEYS))
+_IMPORTED_KEYS = ("source", "runs", "score")
+_KEYS_OF: dict[str, tuple[str, ...]] = {"json": _JSON_KEYS, "hf": _HF_KEYS, "imported": _IMPORTED_KEYS}
+_SPEC_KEYS = tuple(dict.fromkeys(_JSON_KEYS + _HF_KEYS + _IMPORTED_KEYS))
 EXAM_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+RUN_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")  # a model key (params.MODEL_KEY, MAX_KEY): names files
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,8 @@ class ExamSpec:
     strategy: Strategy = "rubric_anchored"
     judges: int = 1
     sample: int | float | None = None  # questions asked per model: a count, a share in (0, 1], or None (all)
+    runs: tuple[tuple[str, str], ...] = ()  # imported: (model key, run path) in the file's order
+    score: str | None = None  # imported: the per-sample metric (lm-eval) or scorer (inspect) to read
 
     def sample_size(self, items: int) -> int:
         """How many of the exam's ``items`` questions each model is asked (:func:`sample_size`)."""
@@ -134,9 +144,12 @@ def parse_exam_spec(key: str, data: Any, where: str) -> ExamSpec:
     exam = checks.mapping(data, where)
     src = checks.choice(exam.get("source", "json"), EXAM_SOURCES, f"{where}.source")
     checks.known_keys(exam, _SPEC_KEYS, where)
-    for other in exam.keys() - set(_JSON_KEYS if src == "json" else _HF_KEYS):
-        raise ParamsError(f"{where}.{other}: only with source: {'hf' if src == 'json' else 'json'} "
-                          f"(this exam has source: {src})")
+    for other in sorted(exam.keys() - set(_KEYS_OF[src])):
+        owners = " or ".join(s for s, keys in _KEYS_OF.items() if other in keys)
+        raise ParamsError(f"{where}.{other}: only with source: {owners} (this exam has source: {src})")
+    if src == "imported":
+        return ExamSpec(key, source="imported", runs=_runs(exam.get("runs"), f"{where}.runs"),
+                        score=checks.optional_string(exam.get("score"), f"{where}.score"))
     d = ExamSpec(key)
     graded = ExamSpec(key, idk=checks.boolean(exam.get("idk", d.idk), f"{where}.idk"),
                       strategy=checks.choice(exam.get("strategy", d.strategy), STRATEGIES, f"{where}.strategy"),
@@ -149,6 +162,26 @@ def parse_exam_spec(key: str, data: Any, where: str) -> ExamSpec:
                    split=checks.string(exam.get("split"), f"{where}.split"), config=opt["config"],
                    revision=opt["revision"], preset=opt["preset"],
                    columns=parse_columns(opt["preset"], exam.get("columns"), where))
+
+
+def _runs(data: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """``runs:``: a non-empty map from model key to a run's path, relative, inside the project."""
+    runs = checks.mapping(data, where)
+    if not runs:
+        raise ParamsError(f"{where}: name at least one run (model key: path of an lm-eval output folder or "
+                          "an inspect log)")
+    out = []
+    for key, value in runs.items():
+        if not isinstance(key, str) or not RUN_KEY.match(key):
+            raise ParamsError(f"{where}: run key {str(key)[:60]!r} must be letters, digits, '-' or '_' (at most 100, "
+                              "starting with a letter or digit): it is the model's key and names its files")
+        path = checks.string(value, f"{where}.{key}")
+        pure = PurePosixPath(path)
+        if pure.is_absolute() or ".." in pure.parts or path.startswith("~"):
+            raise ParamsError(f"{where}.{key}: {path}: a path inside the project (e.g. data/exams/<exam>/...), "
+                              "so DVC versions the run with the code")
+        out.append((key, path))
+    return tuple(out)
 
 
 def refuse_old_exam_key(data: Any, source: str) -> None:
@@ -179,6 +212,9 @@ def missing_source(spec: ExamSpec, root: str | Path = ".") -> str | None:
     if spec.source == "json":
         assert spec.path is not None  # parse_exams requires it for source json
         return None if (root / spec.path).is_file() else f"exams.{spec.key}.path: {spec.path}: no such file"
+    if spec.source == "imported":
+        return next((f"exams.{spec.key}.runs.{key}: {path}: no such run folder or log file"
+                     for key, path in spec.runs if not (root / path).exists()), None)
     assert spec.dataset is not None  # parse_exams
     dataset = spec.dataset
     if (root / dataset).expanduser().is_dir():

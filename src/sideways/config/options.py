@@ -161,8 +161,14 @@ class ReplayOptions:
         return self.exam_path
 
 
-ModelOptions = SimModelOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
-JudgeOptions = SimJudgeOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions
+@dataclass(frozen=True, kw_only=True)
+class ImportedOptions:
+    """``imported``: a run made elsewhere (an exam's ``runs:``, :mod:`sideways.config.exam`); its answers and
+    grades are read from the run by ``exam_items``, so it has no option of its own."""
+
+
+ModelOptions = SimModelOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions | ImportedOptions
+JudgeOptions = SimJudgeOptions | BatchOptions | OpenAICompatibleOptions | ReplayOptions | ImportedOptions
 # what a missing required option is for (default: "the <backend> backend needs this option")
 _NEEDED = {
     "skill": "the sim backend needs a skill (the probability of a right answer, 0-1)",

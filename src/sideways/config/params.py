@@ -42,7 +42,7 @@ from sideways.config.choices import (
     QueuePolicy,
 )
 from sideways.config.exam import ExamSpec, parse_exams, refuse_old_exam_key
-from sideways.config.options import JudgeOptions, ModelOptions, ReplayOptions
+from sideways.config.options import ImportedOptions, JudgeOptions, ModelOptions, ReplayOptions
 from sideways.config.prices import PriceTable, parse_prices
 from sideways.config.requests import RequestSettings, parse_requests
 from sideways.config.riddles import HEURISTIC, RiddleParams, parse_riddles
@@ -205,7 +205,11 @@ class Params:
 
     def takes(self, model: ModelSpec, benchmark: str) -> bool:
         """Whether ``model`` takes ``benchmark`` (docs/design.md, "Benchmarks"): the ones its
-        ``takes:`` names, else every benchmark it can take (a replay model: the exams it has replies for)."""
+        ``takes:`` names, else every benchmark it can take (a replay model: the exams it has replies for);
+        an imported exam is taken by its runs' models only."""
+        exam = self.exams.get(benchmark)
+        if exam is not None and exam.source == "imported":
+            return model.capabilities.imported and model.key in dict(exam.runs)
         if model.takes is not None:
             return benchmark in model.takes
         if benchmark in self.exams and model.capabilities.replays:
@@ -263,6 +267,7 @@ def parse_params(data: Any, source: str = "params.yaml", models_source: str | No
     _check_panels(models, jury, source)
     riddles = parse_riddles(data.get("riddles"), source)
     exams = parse_exams(data.get("exams"), source)
+    models = (*models, *_imported_models(exams, models, source))
     params = Params(
         seed=checks.integer(data.get("seed", 0), f"{source}: seed"),
         riddles=riddles,
@@ -282,8 +287,30 @@ def parse_params(data: Any, source: str = "params.yaml", models_source: str | No
         raise ParamsError(f"{source}: requests.max_cost_usd_per_model.{unknown[0]}: not a model of models: "
                           f"({', '.join(m.key for m in models)})")
     for key, spec in exams.items():
-        _check_panels(params.models_taking(key), jury, source, spec.judges, f"exams.{key}.judges")
+        if spec.source != "imported":  # graded by the harness that made the runs: no judge
+            _check_panels(params.models_taking(key), jury, source, spec.judges, f"exams.{key}.judges")
     return params
+
+
+def _imported_models(exams: Mapping[str, ExamSpec], models: tuple[ModelSpec, ...], source: str
+                     ) -> tuple[ModelSpec, ...]:
+    """A model per key of the imported exams' ``runs:`` (backend ``imported``), taking exactly the exams
+    that name it: a run is not a model of ``models:``, so its key may not be one."""
+    native = {m.key.casefold() for m in models}
+    takes: dict[str, list[str]] = {}
+    folded: dict[str, str] = {}
+    for spec in exams.values():
+        for key, _ in spec.runs:
+            where = f"{source}: exams.{spec.key}.runs.{key}"
+            if key.casefold() in native:
+                raise ParamsError(f"{where}: models: has a model of this key (or one differing only by case); a run "
+                                  "made elsewhere is a model of its own: give it another key")
+            if folded.setdefault(key.casefold(), key) != key:
+                raise ParamsError(f"{where}: differs from run key {folded[key.casefold()]} only by case; their files "
+                                  "would be one file on macOS and Windows (rename one)")
+            takes.setdefault(key, []).append(spec.key)
+    return tuple(ModelSpec(key, "imported", "imported", key, 0, ImportedOptions(), tuple(exams_of))
+                 for key, exams_of in takes.items())
 
 
 def _splits(value: Any, source: str) -> tuple[str, ...]:
@@ -313,6 +340,9 @@ def _check_takes(params: Params, source: str) -> None:
             if b not in params.benchmarks:
                 hint = checks.did_you_mean(b, params.benchmarks) or f"benchmarks: {', '.join(params.benchmarks)}"
                 raise ParamsError(f"{where}.takes: {b!r} is not a benchmark ({hint})")
+            if not params.takes(m, b):  # an imported exam: only its runs take it
+                raise ParamsError(f"{where}.takes: {b!r} is an imported exam, taken only by the runs under its runs: "
+                                  "(nothing is asked of a model there)")
         for exam in params.exams:
             if m.capabilities.replays and m.takes is not None and exam in m.takes \
                     and replay_exam_file(m, exam) is None:

@@ -99,9 +99,12 @@ def capped_prices(params: Params, root: Path) -> str | None:
 
 def used_judges(params: Params) -> list[JudgeSpec]:
     """The judges of the pool some model's panel or some exam uses: the ones that will be asked."""
-    used = {j.key for m in params.models for j in params.jury.panel(m.provider)}
+    asked = [m for m in params.models if not m.capabilities.imported]  # an imported run's grades are its own
+    used = {j.key for m in asked for j in params.jury.panel(m.provider)}
     for key, spec in params.exams.items():
-        used |= {j.key for m in params.models_taking(key) for j in params.jury.first_judges(m.provider, spec.judges)}
+        if spec.source != "imported":
+            used |= {j.key for m in params.models_taking(key)
+                     for j in params.jury.first_judges(m.provider, spec.judges)}
     return [j for j in params.jury.pool if j.key in used]
 
 

@@ -58,6 +58,32 @@ def _value_rows(detail: pd.DataFrame, metric: str) -> pd.DataFrame:
                          "model": rows["model"].astype(str)}).set_axis(pd.Index(rows["item_id"])).dropna(subset=["x"])
 
 
+def clustered_mean(x: np.ndarray, w: np.ndarray, topics: np.ndarray, ids: np.ndarray) -> tuple[float, float, int]:
+    """The weighted mean of ``x`` and its standard error clustered by topic (by question, ``ids``, when
+    there is one topic): CR1, G / (G - 1) times the sum of squared cluster sums of influences; and G."""
+    mean = float(np.sum(w * x) / np.sum(w))
+    influence = w * (x - mean) / np.sum(w)
+    groups = topics if len(set(topics)) > 1 else ids
+    sums = pd.Series(influence).groupby(groups).sum().to_numpy()
+    g = len(sums)
+    se = math.sqrt(g / (g - 1) * float(np.sum(sums ** 2))) if g > 1 else math.nan
+    return mean, se, g
+
+
+def score_interval(detail: pd.DataFrame) -> dict[str, float | int | None]:
+    """One model's exam score (percent of the points) with its standard error and 95% interval clustered by
+    topic, Student's t on G - 1 degrees of freedom: the estimator of its paired changes and tie groups."""
+    v = _values(detail, "exam_score")
+    if v.empty:
+        return {"exam_score_se": None, "exam_score_lo": None, "exam_score_hi": None}
+    mean, se, g = clustered_mean(v["x"].to_numpy(), v["w"].to_numpy(), v["topic"].to_numpy(), v.index.to_numpy())
+    if not math.isfinite(se):
+        return {"exam_score_se": None, "exam_score_lo": None, "exam_score_hi": None}
+    crit = t_quantile(0.95, g - 1)
+    return {"exam_score_se": round(100 * se, 2), "exam_score_lo": round(100 * (mean - crit * se), 2),
+            "exam_score_hi": round(100 * (mean + crit * se), 2)}
+
+
 def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
     """The paired change of ``metric`` from detail rows ``a`` to ``b`` of one model; None without shared questions."""
     return paired_values(_values(a, metric), _values(b, metric))
@@ -70,13 +96,7 @@ def paired_values(va: pd.DataFrame, vb: pd.DataFrame) -> dict[str, Any] | None:
         return None
     va, vb = va.loc[shared], vb.loc[shared]
     w, d = va["w"].to_numpy(), vb["x"].to_numpy() - va["x"].to_numpy()
-    change = float(np.sum(w * d) / np.sum(w))
-    influence = w * (d - change) / np.sum(w)
-    topics = va["topic"].to_numpy()
-    groups = topics if len(set(topics)) > 1 else np.asarray(shared)
-    sums = pd.Series(influence).groupby(groups).sum().to_numpy()
-    g = len(sums)
-    se = math.sqrt(g / (g - 1) * float(np.sum(sums ** 2))) if g > 1 else math.nan
+    change, se, g = clustered_mean(d, w, va["topic"].to_numpy(), np.asarray(shared))
     crit = t_quantile(0.95, g - 1) if g > 1 else math.nan
     p = 1.0 if se == 0 or not math.isfinite(se) else t_sf2(change / se, g - 1)
     if se == 0:

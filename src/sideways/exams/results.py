@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from sideways.artifacts.schema import EXAM_DETAIL, records, records_by
+from sideways.exams.changes import score_interval
 from sideways.exams.mcq.letters import extract_letters
 from sideways.exams.mcq.present import offered_letters
 from sideways.exams.mcq.score import METRICS, Mean, mean_se, outcome
@@ -84,7 +85,8 @@ def _pct(m: Mean, digits: int = 2) -> tuple[float | None, float | None]:
 
 def model_metrics(detail: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per model: the four multiple-choice metrics with se, the short-answer score with se, the
-    exam score (all points), question counts, median latency and total cost. Percentages."""
+    exam score (all points) with its se and 95% interval clustered by topic, question counts, median
+    latency and total cost. Percentages."""
     out: dict[str, dict[str, Any]] = {}
     for model, df in detail.groupby("model", sort=True):
         answered = df[df["status"] != "api_error"]
@@ -96,6 +98,7 @@ def model_metrics(detail: pd.DataFrame) -> dict[str, dict[str, Any]]:
             m[name], m[f"{name}_se"] = _pct(mean_se(mcq[column].astype(float).tolist()))
         m["short_answer"], m["short_answer_se"] = _pct(points_score(list(sa["earned"]), list(sa["points"])))
         m["exam_score"], _ = _pct(points_score(list(answered["earned"]), list(answered["points"])))
+        m |= score_interval(df)  # clustered by topic, as its changes and tie groups (a sampled exam: its estimate's)
         m |= {"mcq_n": len(mcq), "short_answer_n": len(sa), "ungraded": int((sa["judges"] == 0).sum()),
               "failed": int((df["status"] == "api_error").sum())}
         lat = df["latency_s"].dropna()
@@ -147,15 +150,15 @@ def format_exam_table(metrics: dict[str, dict[str, Any]]) -> str:
 
 
 def sampled_lines(metrics: dict[str, dict[str, Any]], order: list[str]) -> list[str]:
-    """On a sampled exam, each model's exam score with its 95% interval and how many questions it was
-    estimated from (the same figures as the table's column and the tie groups)."""
+    """Each model's exam score with its 95% interval (clustered by topic; on a sampled exam, the estimate
+    for the whole exam and how many questions it was estimated from): the same figures as the table's
+    column and the tie groups."""
     out = []
     for key in order:
         m = metrics[key]
-        if m.get("asked_n") is None or m.get("exam_score") is None:
-            continue
         lo, hi = m.get("exam_score_lo"), m.get("exam_score_hi")
         interval = "" if lo is None or hi is None else f" [{lo:.1f}, {hi:.1f}]"
-        out.append(f"  {model_label(key)}: exam {m['exam_score']:.1f}{interval}, estimated from "
-                   f"{m['asked_n']} of {m['exam_n']} questions")
-    return (["exam score on a sample (95% interval):", *out]) if out else []
+        asked = "" if m.get("asked_n") is None else f", estimated from {m['asked_n']} of {m['exam_n']} questions"
+        if m.get("exam_score") is not None and (interval or asked):
+            out.append(f"  {model_label(key)}: exam {m['exam_score']:.1f}{interval}{asked}")
+    return (["exam score (95% interval, clustered by topic; on a sample, for the whole exam):", *out]) if out else []

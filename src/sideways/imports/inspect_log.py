@@ -7,7 +7,9 @@ the ``.json`` log is inspect's documented, versioned serialisation of an ``EvalL
 2, checked on inspect-ai 0.3.285, see ``tests/data/imported/regenerate.py``). A ``.eval`` log is a
 zip whose members are compressed with zstandard, which the standard library does not read; it is
 refused with the command that converts it with inspect's own tool
-(``inspect log convert --to json``), not parsed by a reader of ours.
+(``inspect log convert --to json``), not parsed by a reader of ours. inspect_ai is not an optional
+extra either: 0.3.285 pins ``fsspec<=2026.6.0``, below the fsspec and s3fs that DVC's S3 remote
+resolves to here, and adds 23 packages to the environment (``benchmarks/harness_install.py``).
 
 A sample's score is its scorer's value (the scorer asked for, else the log's only one, else its
 headline scorer): ``C`` (correct) 1, ``I`` (incorrect) and ``N`` (no answer) 0, ``P`` (partial)
@@ -33,8 +35,7 @@ def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun
     """The run of the inspect log at ``path`` (a ``.json`` log)."""
     path = Path(path)
     if path.suffix == ".eval":
-        raise ImportedRunError(f"{path}: an .eval log (a zstandard zip); convert it with inspect's own tool: "
-                               "inspect log convert --to json --output-dir DIR LOG")
+        raise ImportedRunError(eval_refusal(path))
     text = read_text(path, "inspect log", ImportedRunError)
     try:
         log = json.loads(text)
@@ -63,6 +64,19 @@ def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun
         by_id.setdefault(item.item_id, []).append((item, epoch))
     items = [_epochs(runs, f"{path}: sample id {item_id!r}") for item_id, runs in by_id.items()]
     return ImportedRun(str(path), "inspect", model, (task,), tuple(items))
+
+
+#: Room for a refused ``.eval`` log's path in its line: 120 columns less ``sideways diff-runs: error: `` and the rest.
+EVAL_REST = ": an .eval log: convert it with `inspect log convert --to json`"
+SHOWN = 120 - len("sideways diff-runs: error: ") - len(EVAL_REST)
+
+
+def eval_refusal(path: Path) -> str:
+    """One line of at most 120 columns, as ``sideways diff-runs`` prints it, refusing ``.eval`` log ``path``: its
+    path (its end when long: inspect names a log by its time, task and id, the id last), and inspect's converter."""
+    text = str(path)
+    shown = text if len(text) <= SHOWN else "..." + text[-(SHOWN - 3):]
+    return shown + EVAL_REST
 
 
 def _scorer(log: dict[str, Any], path: Path) -> str:

@@ -56,10 +56,10 @@ ERROR_LINES = 3  # a failed job's error in the summary: its first line, over at 
 
 
 def computed_here(backend: str) -> bool:
-    """Whether ``backend``'s answers are computed in this process, asking nobody (simulated or
-    replayed, by the backend table): its jobs are local (Job.local)."""
+    """Whether ``backend``'s answers are computed in this process, asking nobody (simulated,
+    replayed or imported, by the backend table): its jobs are local (Job.local)."""
     entry = backend_entry(backend)
-    return entry.simulated or entry.replays
+    return entry.simulated or entry.replays or entry.imported
 
 
 @dataclass(frozen=True)

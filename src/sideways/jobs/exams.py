@@ -96,9 +96,29 @@ def exam_judge_inputs(params: Params, exam: ExamSpec, model: ModelSpec, code: st
                   code)
 
 
+def imported_job(kind: str, exam: ExamSpec, model: ModelSpec, cache: RequestCache, code: str) -> PaidJob:
+    """exam_predict@ or exam_judge@<run>+<exam> of an imported exam: the run's predictions or grades, which
+    exam_items read from the run, copied; fingerprinted by that table's bytes, so a run that did not
+    change reruns nothing, whatever another run of the exam did."""
+    name = job_name(kind, model.key, exam.key)
+    source = paths.exam_imported(exam.key, model.key, kind)
+    schema = EXAM_PREDICTIONS if kind == "exam_predict" else EXAM_GRADES
+
+    def work() -> Work:
+        table = read_table(source, schema)
+        by = "model" if kind == "exam_predict" else "judge"
+        return Work(table, schema, cost_totals({name: table}, by=by), table["request_hash"])
+
+    inputs = digest(kind, as_fingerprinted(model), file_digest(source), code)
+    return paid_job(paths.dvc_stage(kind), name, model.provider, exam_files(kind, exam.key, model.key), inputs,
+                    cache, work, JobId(kind, model.key, exam.key), local=True)
+
+
 def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                      code: str) -> PaidJob:
     """exam_predict@<model>+<exam>: the model answers every question of the exam."""
+    if model.capabilities.imported:
+        return imported_job("exam_predict", exam, model, cache, code)
     name = job_name("exam_predict", model.key, exam.key)
 
     def work() -> Work:
@@ -117,6 +137,8 @@ def exam_predict_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunC
 def exam_judge_job(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext, cache: RequestCache,
                    code: str) -> PaidJob:
     """exam_judge@<model>+<exam>: the model's short answers graded against the rubric."""
+    if model.capabilities.imported:
+        return imported_job("exam_judge", exam, model, cache, code)
     name = job_name("exam_judge", model.key, exam.key)
 
     def work() -> Work:

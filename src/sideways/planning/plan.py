@@ -143,7 +143,7 @@ def plan_exam(params: Params, exam: ExamSpec, model: ModelSpec, ctx: RunContext,
     """The exam_predict calls of ``model`` on ``exam``, then its exam judges' calls (none before
     ``exam_items`` ran). Without the model's answers yet, the reference answers stand in for them."""
     path = root / paths.exam_items(exam.key)
-    if not path.exists():
+    if not path.exists() or model.capabilities.imported:  # an imported run's answers and grades are its own
         return []
     items, _ = sampled_items(params, exam, model, read_table(path, EXAM_ITEMS), root)  # a sampled exam: its sample
     requests = answer_requests(items, model)

@@ -434,9 +434,11 @@
       RENDER["exam/" + x.key] = () => renderExam(x);
     }
   }
-  /* a sampled exam (docs/exams.md): the estimate for the whole exam, its 95% interval, from how many questions */
-  const examScore = (m) => m.asked_n === undefined || m.asked_n === null || m.exam_score_lo === null
-    ? fmt(m.exam_score) : `${fmt(m.exam_score)} [${fmt(m.exam_score_lo)}, ${fmt(m.exam_score_hi)}], ${m.asked_n} of ${m.exam_n} asked`;
+  /* the exam score and its 95% interval clustered by topic; a sampled exam's (docs/exams.md): the estimate for the
+     whole exam, its interval, and from how many questions */
+  const examScore = (m) => (m.exam_score_lo === undefined || m.exam_score_lo === null ? fmt(m.exam_score)
+    : `${fmt(m.exam_score)} [${fmt(m.exam_score_lo)}, ${fmt(m.exam_score_hi)}]`)
+    + (m.asked_n === undefined || m.asked_n === null ? "" : `, ${m.asked_n} of ${m.exam_n} asked`);
   function examMetrics(x) {
     const rows = [...x.metrics].sort((a, b) => (b.idk_score ?? -1e9) - (a.idk_score ?? -1e9) || (a.model < b.model ? -1 : 1));
     const t = table(["model", "trad_score", "idk_score", "idk_freq", "extract_fail", "short answer", "exam score",
@@ -455,8 +457,9 @@
       el("h2", {}, x.title),
       el("p", { class: "legend" }, `Exam ${x.key}. Percent, mean \u00b1 standard error over the multiple-choice questions (evaluate-idk): ` +
         "trad_score right; idk_score +1 right, 0 for E (\"I don't know\"), -1 wrong; idk_freq chose E; extract_fail no letter found. " +
-        "Short answer: points the judges gave over points possible. Exam score: every point (a sampled exam: estimated for " +
-        "the whole exam, its 95% interval, and how many questions were asked); latency: median. Best idk_score first."),
+        "Short answer: points the judges gave over points possible. Exam score: every point, with its 95% interval " +
+        "clustered by topic (a sampled exam: estimated for the whole exam, and how many questions were asked); " +
+        "latency: median. Best idk_score first."),
       examMetrics(x),
       el("h2", {}, "Score (%) by topic (points earned over points possible)"),
       heat(x.topics, (c) => `${c.earned} of ${c.n} points`),
