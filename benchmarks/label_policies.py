@@ -2,22 +2,25 @@
 
 Usage:
   python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
-                                      [--target POINTS] [--step 3] [--policies random,holes,width,uncertain]
+                                      [--target POINTS] [--step 3] [--policies random,holes,width,uncertain,latent]
                                       [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of sideways.testing.coverage). Four policies order the predictions to label:
+in-process pipeline of sideways.testing.coverage). Five policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
 - `width`: the app's default queue: the label expected to narrow the posterior intervals most (v1's closed form);
-- `uncertain`: the app's queue made for the latent posterior: the predictions whose truth the latent-class model,
+- `latent`: the label expected to narrow the latent posterior's intervals most (the `width` gain with each
+  (model, bin)'s rate and its uncertainty from the latent-class fit on the verdicts, refitted as `uncertain` is;
+  the labels since the last fit counted in closed form);
+- `uncertain`: the predictions whose truth the latent-class model,
   fitted on the verdicts (and, with `--refit N`, again every N labels on the labels so far, as the app refits in
   the background), is least sure of (largest p (1 - p)), ties by the queue's seeded coin. A label there
   teaches the judges' behaviour on the patterns that are rare and ambiguous, for every model at once.
 
-`holes`, `width` and `uncertain` are the app's own queues (`sideways.annotation_app.queue.next_item`, one annotator,
-labels = the simulated truth). The target is today's mean half-width: the v1 posterior interval with the
+`holes`, `width`, `uncertain` and `latent` are the app's own queues (`sideways.annotation_app.queue.next_item`,
+one annotator, labels = the simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
 by the posterior interval `--posterior` (default: latent), is at or under that target (`--target`
@@ -44,6 +47,7 @@ import pandas as pd  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
+from sideways.annotation_app.latent_gain import fit_for as latent_fit_for  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.annotation_app.uncertain import fit_for  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
@@ -53,7 +57,7 @@ from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
-POLICIES = ("random", "holes", "width", "uncertain")
+POLICIES = ("random", "holes", "width", "uncertain", "latent")
 FIELD = "both_correct"
 
 
@@ -91,12 +95,13 @@ def truth_label(c: Candidate, right: dict[tuple[str, str], bool], line: int) -> 
 
 def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
                     right: dict[tuple[str, str], bool], seed: int, split: str, refit: int = 0,
-                    limit: int | None = None) -> list[Candidate]:
+                    limit: int | None = None, policy: str = "uncertain") -> list[Candidate]:
     """The app's ``uncertain`` queue (one annotator whose labels are the truth): the latent-class model's uncertainty
     about each prediction, fitted on the verdicts alone, largest p (1 - p) first, ties by the queue's coin; with
-    ``refit`` > 0 the model is fitted again every ``refit`` labels on the labels so far (the app's background refit)."""
-    fit = fit_for(jury, judgments, FIELD, seed, split)
-    plan = Plan(seed, split, len(pool), 0.0, policy="uncertain", field=FIELD)
+    ``refit`` > 0 the model is fitted again every ``refit`` labels on the labels so far (the app's background refit).
+    ``policy="latent"``: the app's ``latent`` queue on the same fits (its per-cell fit, the labels since counted)."""
+    fit: Any = (latent_fit_for if policy == "latent" else fit_for)(jury, judgments, FIELD, seed, split)
+    plan = Plan(seed, split, len(pool), 0.0, policy=policy, field=FIELD)
     events: list[Event] = []
     chosen: list[Candidate] = []
     scores = fit(pd.DataFrame())
@@ -104,7 +109,8 @@ def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
     while len(chosen) < limit:
         if refit and chosen and len(chosen) % refit == 0:
             scores = fit(event_labels(events))
-        c = next_item(plan, pool, events, "sim", scores=scores)
+        c = (next_item(plan, pool, events, "sim", fit=scores) if policy == "latent"
+             else next_item(plan, pool, events, "sim", scores=scores))
         if c is None:
             break
         chosen.append(c)
@@ -156,8 +162,8 @@ def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: 
     pool = candidates(jury)
     out: dict[str, Any] = {"split": split, "seed": seed, "target": target, "today_labels": len(today)}
     for policy in policies:
-        chosen = (uncertain_order(pool, jury, judgments, right, seed, split, refit) if policy == "uncertain"
-                  else order(policy, pool, right, seed, split, len(pool)))
+        chosen = (uncertain_order(pool, jury, judgments, right, seed, split, refit, policy=policy)
+                  if policy in ("uncertain", "latent") else order(policy, pool, right, seed, split, len(pool)))
         out[policy] = labels_needed(chosen, predictions, riddles, jury, seed, target, step, posterior, judgments, split)
     return out
 
@@ -172,7 +178,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--target", type=float, help="the mean half-width to reach, in points (default: today's, v1)")
     p.add_argument("--policies", default=",".join(POLICIES), help="which orders, comma-separated (default: all)")
     p.add_argument("--refit", type=int, default=0,
-                   help="uncertain: fit the latent-class model again every REFIT labels (default 0: verdicts alone)")
+                   help="uncertain, latent: fit the latent-class model again every REFIT labels "
+                   "(default 0: verdicts alone)")
     p.add_argument("--quick", action="store_true", help="3 models, 12 riddles, 2 seeds: a smoke run for the tests")
     p.add_argument("--json", metavar="OUT")
     return p.parse_args(argv)
@@ -184,11 +191,11 @@ def _summary(runs: list[dict[str, Any]], split: str) -> str:
     mean = {p: (sum(v) / len(v) if v else float("nan")) for p, v in done.items()}
     cells = " | ".join(f"{mean[p]:.1f} ({len(done[p])}/{len(mine)})" for p in POLICIES)
     saving = {p: 1 - mean[p] / mean["random"] if done["random"] and done[p] else float("nan")
-              for p in ("width", "uncertain")}
+              for p in ("width", "uncertain", "latent")}
     today = sum(r["today_labels"] for r in mine) / len(mine)
     target = sum(r["target"] for r in mine) / len(mine)
     return (f"| {split} | {target:.2f} | {today:.1f} | {cells} | {100 * saving['width']:.0f}% "
-            f"| {100 * saving['uncertain']:.0f}% |")
+            f"| {100 * saving['uncertain']:.0f}% | {100 * saving['latent']:.0f}% |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,9 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, the {args.posterior} posterior's "
           f"mean half-width, labels counted in steps of {args.step}; uncertain refits every {args.refit or 'never'}")
     print("| split | target: mean half-width, points | today's labels | labels to reach it: random "
-          "| holes (the old queue) | width | uncertain (for the latent model) | width saves vs random "
-          "| uncertain saves vs random |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| holes (the old queue) | width | uncertain | latent | width saves vs random "
+          "| uncertain saves vs random | latent saves vs random |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for split in args.splits:
         print(_summary(runs, split))
     seconds = time.perf_counter() - t0

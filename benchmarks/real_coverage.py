@@ -5,7 +5,7 @@ Usage:
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                      [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]
                                      [--unsure LO,HI]]
-                                     [--order random|uncertain|width]
+                                     [--order random|uncertain|width|latent]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -35,7 +35,9 @@ latent-class model fitted on the file's verdicts alone (sideways.annotation_app.
 prediction by p (1 - p), and each repeat keeps the round(share x labels) highest of all models together (ties by a
 coin seeded per repeat): what an annotator following the queue would have labelled first, among the predictions
 whose truth the file knows. `--order width` keeps the first labels the app's `width` queue serves one annotator whose
-labels are the file's (its coin seeded per repeat), among the same predictions.
+labels are the file's (its coin seeded per repeat), among the same predictions; `--order latent` those its `latent`
+queue serves, on the latent-class fit of the file's verdicts alone (sideways.annotation_app.latent_gain; the labels
+since counted in closed form, as the app does between two background fits).
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -83,6 +85,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from sideways.annotation.log import Event  # noqa: E402
+from sideways.annotation_app.latent_gain import CellFit, cell_fit  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.annotation_app.uncertain import uncertainty  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
@@ -112,7 +115,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
-    p.add_argument("--order", default="random", choices=("random", "uncertain", "width"),
+    p.add_argument("--order", default="random", choices=("random", "uncertain", "width", "latent"),
                    help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
@@ -209,18 +212,19 @@ def queue_labels(labels: pd.DataFrame, scores: dict[tuple[str, str], float], sha
     return labels.iloc[np.sort(first)].reset_index(drop=True)
 
 
-def width_labels(pop: Population, share: float, seed: int) -> pd.DataFrame:
-    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``)."""
+def width_labels(pop: Population, share: float, seed: int, fit: CellFit | None = None) -> pd.DataFrame:
+    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``); with
+    ``fit`` (the latent-class fit's per-cell rates), the order of its ``latent`` queue."""
     rows = pop.rows
     bins = jury_bins(rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy())
     pool = [Candidate(r, m, p, b) for r, m, p, b in zip(rows["riddle_id"], rows["model"], rows["provider"], bins,
                                                          strict=True)]
     truth = pop.labels.set_index(["riddle_id", "model"])
     k = max(1, round(share * len(pop.labels)))
-    plan = Plan(seed, "real", len(pool), 0.0, policy="width", field=pop.field)
+    plan = Plan(seed, "real", len(pool), 0.0, policy="width" if fit is None else "latent", field=pop.field)
     events: list[Event] = []
     while len(events) < k:
-        c = next_item(plan, pool, events, "sim")
+        c = next_item(plan, pool, events, "sim", fit=fit)
         if c is None:
             break
         row = truth.loc[c.key]
@@ -232,7 +236,7 @@ def width_labels(pop: Population, share: float, seed: int) -> pd.DataFrame:
 
 def kept_count(pop: Population, share: float, order: str) -> int:
     """How many labels a repeat keeps at ``share`` in ``order``."""
-    if order in ("uncertain", "width"):
+    if order in ("uncertain", "width", "latent"):
         return max(1, round(share * len(pop.labels)))
     return sum(max(1, round(share * n)) for n in pop.labels.groupby("model").size())
 
@@ -360,10 +364,12 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
     tallies = {(name, share): Tally() for share in shares for name in names}
     scores = (uncertainty(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=seed, split=split)
               if order == "uncertain" else {})
+    fit = (cell_fit(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=seed, split=split)
+           if order == "latent" else None)
     for s, share in enumerate(shares):
         for r in range(repeats):
-            if order == "width":
-                kept = width_labels(pop, share, seed + r)
+            if order in ("width", "latent"):
+                kept = width_labels(pop, share, seed + r, fit)
             elif order == "uncertain":
                 coin = np.random.default_rng(np.random.SeedSequence([seed, s, r]))
                 kept = queue_labels(pop.labels, scores, share, coin)

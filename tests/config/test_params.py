@@ -70,7 +70,7 @@ def test_pool_too_small_for_a_panel_names_the_model(default_params):
         (("calibration", "empty_bin"), "skip", r"calibration\.empty_bin: 'skip' is not one of error, nearest"),
         (("calibration", "interval"), "hpd", r"calibration\.interval: 'hpd' is not one of posterior, published"),
         (("calibration", "posterior"), "v2", r"calibration\.posterior: 'v2' is not one of hierarchical, latent, v1"),
-        (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of uncertain, width, holes"),
+        (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of latent, uncertain, width, holes"),
         (("annotations", "share"), 1.5, r"annotations\.share: 1\.5 is out of range"),
         (("annotations", "share"), 0, r"annotations\.share: 0 labels nothing"),
         (("annotations", "first_double"), -1, r"annotations\.first_double: -1 is out of range"),

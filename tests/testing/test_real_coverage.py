@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import real_coverage
 
@@ -164,6 +165,26 @@ def test_the_width_order_keeps_the_labels_the_app_serves_first(tmp_path):
     assert not kept.duplicated(["riddle_id", "model"]).any()
     assert kept.equals(real_coverage.width_labels(pop, 0.25, 0))
     assert set(kept.columns) == set(pop.labels.columns)
+
+
+def test_the_latent_order_keeps_the_labels_the_apps_latent_queue_serves_first(tmp_path, capsys):
+    """--order latent: the first labels the app's latent queue serves on the fit of the file's verdicts alone."""
+    from sideways.annotation_app.latent_gain import cell_fit
+
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    fit = cell_fit(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=0, split="llm")
+    kept = real_coverage.width_labels(pop, 0.25, 0, fit)
+    assert len(kept) == real_coverage.kept_count(pop, 0.25, "latent") == round(0.25 * len(pop.labels))
+    assert not kept.duplicated(["riddle_id", "model"]).any()
+    assert not kept.equals(real_coverage.width_labels(pop, 0.25, 0))  # not the width queue's labels
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.25", "--min-labels", "15",
+                               "--intervals", "latent", "--order", "latent", "--json", str(out)]) == 0
+    assert "labels kept in latent order" in capsys.readouterr().out
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["labels"] == len(kept)
 
 
 def test_the_unsure_rule_escalates_more_and_is_measured_beside_the_plain_cascade(tmp_path, capsys):

@@ -1,11 +1,13 @@
 """Which prediction an annotator labels next: a pure, seeded function of the labels so far.
 
-Three orders (``Plan.policy``, ``annotations.queue``). ``uncertain``: the prediction whose truth the
-latent-class model (the default interval's) is least sure of, by the scores of
-:mod:`sideways.annotation_app.uncertain`, then the coin below. ``width``: the prediction whose
-label is expected to narrow v1's posterior intervals most (:mod:`sideways.annotation_app.gain`),
-then the spread and the coin below. ``holes`` (the queue before issue 30), lowest key first, so
-that the labels serve the published calibration (docs/method.md §3-4):
+Four orders (``Plan.policy``, ``annotations.queue``). ``latent``: the prediction whose label is expected
+to narrow the latent posterior's intervals most, by the last background fit's per-cell starts and the
+labels since (:mod:`sideways.annotation_app.latent_gain`), then the spread and the coin below.
+``uncertain``: the prediction whose truth the latent-class model is least sure of, by the scores of
+:mod:`sideways.annotation_app.uncertain`, then the coin below. ``width``: the prediction whose label is
+expected to narrow v1's posterior intervals most (:mod:`sideways.annotation_app.gain`), then the spread
+and the coin below. ``holes`` (empty bins first), lowest key first, so that the labels serve the
+published calibration (docs/method.md §3-4):
 
 1. **Empty bins first.** A model's jury-score bin with no label of another provider in the pool
    makes calibration fail. A candidate scores the number of (model, bin) holes its label would
@@ -36,6 +38,7 @@ from typing import Any
 
 from sideways.annotation.log import Event, ItemKey, labels
 from sideways.annotation_app.gain import Cell, half_width_gains
+from sideways.annotation_app.latent_gain import CellFit, latent_gains
 from sideways.core.seeding import stable_int
 
 #: A jury-score bin in lowest terms: (votes, judges).
@@ -60,7 +63,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Plan:
     """The queue's settings: the seed and split draw the coins; budget and double share bound it;
-    ``policy`` orders it (``uncertain``, ``width`` or ``holes``), on the labels of ``field``."""
+    ``policy`` orders it (``latent``, ``uncertain``, ``width`` or ``holes``), on the labels of ``field``."""
 
     seed: int
     split: str
@@ -156,14 +159,16 @@ def first_doubles(plan: Plan, candidates: Sequence[Candidate], state: State, ann
 
 
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
-              exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
+              exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None,
+              fit: CellFit | None = None) -> Candidate | None:
     """The next prediction for ``annotator``, or None when nothing is left for them (``scores``: the
-    ``uncertain`` policy's, per prediction; absent ones count 0)."""
-    return next_from_state(plan, candidates, State.of(events), annotator, exclude, scores)
+    ``uncertain`` policy's, per prediction; absent ones count 0; ``fit``: the ``latent`` policy's per-cell fit)."""
+    return next_from_state(plan, candidates, State.of(events), annotator, exclude, scores, fit)
 
 
 def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
-                    exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None) -> Candidate | None:
+                    exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None,
+                    fit: CellFit | None = None) -> Candidate | None:
     """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
     seconds = first_doubles(plan, candidates, state, annotator, exclude)
     if seconds:
@@ -174,8 +179,8 @@ def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, a
     if plan.policy == "uncertain":
         return min(pool, key=lambda c: unsure_key(plan, state.count(c.key), (scores or {}).get(c.key, 0.0),
                                                   annotator, c))
-    if plan.policy == "width":
-        return _widest(plan, candidates, state, pool, annotator)
+    if plan.policy in ("width", "latent"):
+        return _widest(plan, candidates, state, pool, annotator, fit)
     provider = {c.model: c.provider for c in candidates}
     gaps: dict[Bin, Counter[str]] = {}  # per bin, the models with a hole there, counted by provider
     for model, b in holes(candidates, state):
@@ -214,12 +219,14 @@ def cells(candidates: Sequence[Candidate], state: State, field: str) -> dict[tup
 
 
 def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: list[Candidate],
-            annotator: str) -> Candidate:
-    """The eligible prediction with the largest expected narrowing; ties by the spread, then the coin.
+            annotator: str, fit: CellFit | None = None) -> Candidate:
+    """The eligible prediction with the largest expected narrowing (``width``: v1's; ``latent``: under ``fit``);
+    ties by the spread, then the coin.
 
     A second label narrows nothing (calibration uses the first), so pending second labels come last.
     """
-    gain = half_width_gains(cells(candidates, state, plan.field))
+    now = cells(candidates, state, plan.field)
+    gain = latent_gains(now, fit or {}) if plan.policy == "latent" else half_width_gains(now)
     by_model: Counter[str] = Counter()
     for c in candidates:
         by_model[c.model] += state.count(c.key)

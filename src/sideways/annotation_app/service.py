@@ -82,7 +82,7 @@ class LabelService:
 
     def __init__(self, items: Sequence[Item], plan: Plan, store: LabelStore, annotator: str,
                  clock: Callable[[], str] = utc_now, monotonic: Callable[[], float] = time.monotonic,
-                 empty_bins_fail: bool = False, scores: Scores | None = None) -> None:
+                 empty_bins_fail: bool = False, scores: Scores[Any] | None = None) -> None:
         self.items = {i.candidate.key: i for i in items}
         self.candidates = [i.candidate for i in items]
         self.plan, self.store, self.annotator, self.clock = plan, store, annotator, clock

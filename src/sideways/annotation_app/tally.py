@@ -10,9 +10,10 @@ answer from the whole log (the tests compare them on random logs):
 - the next prediction under the ``uncertain`` policy: unlabelled predictions wait in one heap ordered by
   (the last fit's score, highest first; the coin), rebuilt only when a new fit lands (linear in the predictions,
   never in the log); second labels in the per-model heaps below, by the coin;
-- the next prediction under the ``width`` policy: predictions wait in heaps ordered by the annotator's
-  seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
-  queue's choice is the best heap's first eligible entry; the ``holes`` policy runs on a
+- the next prediction under the ``width`` and ``latent`` policies: predictions wait in heaps ordered by the
+  annotator's seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
+  queue's choice is the best heap's first eligible entry (``latent``: the gains under the last finished fit,
+  closed form per cell, no fit); the ``holes`` policy runs on a
   :class:`~sideways.annotation_app.queue.State` built from the tally (linear in the predictions);
 - under every policy, while the annotator has fewer than ``plan.first_double`` labels, the prediction labelled
   once by someone else with the lowest coin first (one heap of them);
@@ -31,10 +32,12 @@ from typing import Any
 from sideways.annotation.agreement import LABEL_FIELDS, Agreement
 from sideways.annotation.log import Event, ItemKey
 from sideways.annotation_app.gain import Cell, half_width_gains
+from sideways.annotation_app.latent_gain import latent_gains
 from sideways.annotation_app.queue import Bin, Candidate, Plan, State, coin, next_from_state, show_bin, wanted
 
-#: The ``uncertain`` policy's scores: (version, per-prediction score) of the last finished fit.
-ScoresNow = Callable[[], tuple[int, Mapping[ItemKey, float]]]
+#: The ``uncertain`` policy's scores: (version, per-prediction score) of the last finished fit (the ``latent``
+#: policy's: (version, per-cell fit)).
+ScoresNow = Callable[[], tuple[int, Mapping[Any, Any]]]
 
 #: Per field: pairs, pairs alike, first rater's "correct"s, second rater's "correct"s.
 _Sums = dict[str, list[int]]
@@ -212,9 +215,10 @@ class Tally:
                 return self.by_key[second[1]]
         if self.plan.policy == "uncertain":
             return self._unsure(held)
-        if self.plan.policy != "width":
+        if self.plan.policy not in ("width", "latent"):
             return next_from_state(self.plan, self.candidates, self.state(), self.annotator, held)
-        gain = half_width_gains(self.cells)
+        gain = (latent_gains(self.cells, self.scores_now()[1]) if self.plan.policy == "latent"
+                else half_width_gains(self.cells))
         options: list[tuple[tuple[float, int], _Heap, Callable[[ItemKey], bool]]] = []
         if self.started < self.plan.budget:
             for (m, b), heap in self.fresh.items():

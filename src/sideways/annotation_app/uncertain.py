@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -26,8 +26,6 @@ from sideways.scoring import latent_class
 
 #: The fewest seconds between the starts of two fits.
 EVERY = 15.0
-
-Fit = Callable[[pd.DataFrame], dict[ItemKey, float]]
 
 
 def stream(split: str) -> str:
@@ -47,29 +45,31 @@ def uncertainty(jury: pd.DataFrame, judgments: pd.DataFrame, labels: pd.DataFram
     return {(str(r), str(m)): round(float(x * (1 - x)), 9) for (r, m), x in zip(keys, p, strict=True)}
 
 
-def fit_for(jury: pd.DataFrame, judgments: pd.DataFrame, field: str, seed: int, split: str) -> Fit:
+def fit_for(jury: pd.DataFrame, judgments: pd.DataFrame, field: str, seed: int,
+            split: str) -> Callable[[pd.DataFrame], dict[ItemKey, float]]:
     """:func:`uncertainty` on one split's tables, given the labels."""
     def fit(labels: pd.DataFrame) -> dict[ItemKey, float]:
         return uncertainty(jury, judgments, labels, field, seed=seed, split=split)
     return fit
 
 
-class Scores:
-    """The last finished fit's scores and their version (module docstring); ``fit`` maps the labels to the scores.
+class Scores[T]:
+    """The last finished fit's scores and their version (module docstring); ``fit`` maps the labels to the scores
+    (the ``latent`` queue's: its per-cell fit, :mod:`sideways.annotation_app.latent_gain`).
 
     ``every``: the fewest seconds between two fits' starts (``math.inf``: only the fit at start)."""
 
-    def __init__(self, fit: Fit, events: list[Event], every: float = EVERY,
+    def __init__(self, fit: Callable[[pd.DataFrame], T], events: list[Event], every: float = EVERY,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.fit, self.every, self.monotonic = fit, every, monotonic
         self.lock = threading.Lock()
         self.asked = len(labels(events))
-        self.scores: Mapping[ItemKey, float] = fit(event_labels(events))
+        self.scores: T = fit(event_labels(events))
         self.version = 0
         self.running = False
         self.started = monotonic()
 
-    def current(self) -> tuple[int, Mapping[ItemKey, float]]:
+    def current(self) -> tuple[int, T]:
         """(version, scores) of the last finished fit."""
         with self.lock:
             return self.version, self.scores
@@ -87,7 +87,7 @@ class Scores:
 
     def _compute(self, frame: pd.DataFrame) -> None:
         try:
-            scores: Mapping[ItemKey, float] | None = self.fit(frame)
+            scores: T | None = self.fit(frame)
         except Exception:  # noqa: BLE001 - a background thread: the queue keeps the last fit's order
             scores = None
         with self.lock:

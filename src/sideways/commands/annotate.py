@@ -11,6 +11,7 @@ from typing import Any
 from sideways.annotation.agreement import agreement
 from sideways.annotation_app.audit_field import split_tables
 from sideways.annotation_app.items import Item, load_items, skipped
+from sideways.annotation_app.latent_gain import fit_for as latent_fit_for
 from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.annotation_app.uncertain import Scores, fit_for
@@ -108,13 +109,14 @@ def run(args: argparse.Namespace) -> int:
     return print_stats(params, args.split)
 
 
-def queue_scores(params: Params, split: str, store: LabelStore) -> Scores | None:
-    """The ``uncertain`` queue's scores (a latent-class fit on the split's verdicts and labels so far), or None
-    under another queue."""
-    if params.annotations.queue != "uncertain":
+def queue_scores(params: Params, split: str, store: LabelStore) -> Scores[Any] | None:
+    """The ``uncertain`` queue's scores or the ``latent`` queue's per-cell fit (a latent-class fit on the split's
+    verdicts and labels so far, refitted in the background), or None under another queue."""
+    if params.annotations.queue not in ("uncertain", "latent"):
         return None
     jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
-    return Scores(fit_for(jury, judgments, params.calibration.field, params.seed, split), store.events())
+    make = latent_fit_for if params.annotations.queue == "latent" else fit_for
+    return Scores(make(jury, judgments, params.calibration.field, params.seed, split), store.events())
 
 
 def serve(params: Params, split: str, annotator: str, host: str, port: int, names: tuple[str, ...] = ()) -> int:
