@@ -11,15 +11,13 @@ from fractions import Fraction
 import httpx
 import pandas as pd
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.audit_project import audit_project
+from helpers.audit_project import queue_project, split_verdicts
 from helpers.label_project import Served
 from sideways.annotation.log import Event, Replay
 from sideways.annotation_app import queue as queue_module
-from sideways.annotation_app.audit_field import split_tables
 from sideways.annotation_app.gain import Cell
 from sideways.annotation_app.items import load_items
 from sideways.annotation_app.latent_gain import KAPPA, cell_fit, latent_gains
@@ -75,16 +73,11 @@ def test_a_settled_bin_still_gains_while_its_model_has_few_labels_there_and_a_fu
 
 
 def _project(tmp_path, queue: str = "latent", budget: int = 40):
-    root = audit_project(tmp_path / "p", riddles=12, share=0.0)
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["annotations"].update({"queue": queue, "budget": budget, "double_share": 0.0})
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    return root
+    return queue_project(tmp_path / "p", queue, budget)
 
 
 def _fit(root, seed: int = 0):
-    params = load_params(root / "params.yaml")
-    jury, judgments = split_tables("llm", [m.key for m in params.models_taking("llm")], root)
+    params, jury, judgments = split_verdicts(root)
     return cell_fit(jury, judgments, pd.DataFrame(), params.calibration.field, seed=seed, split="llm")
 
 

@@ -9,12 +9,10 @@ import threading
 import httpx
 import pandas as pd
 import pytest
-import yaml
 
-from helpers.audit_project import audit_project
+from helpers.audit_project import queue_project, split_verdicts
 from helpers.label_project import Served
 from sideways.annotation_app import queue as queue_module
-from sideways.annotation_app.audit_field import split_tables
 from sideways.annotation_app.items import load_items
 from sideways.annotation_app.queue import next_item
 from sideways.annotation_app.service import LabelService
@@ -27,16 +25,11 @@ TOKEN = "X-CSRF-Token"
 
 
 def _project(tmp_path, queue: str = "uncertain", budget: int = 40):
-    root = audit_project(tmp_path / "p", riddles=12, share=0.0)
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["annotations"].update({"queue": queue, "budget": budget, "double_share": 0.0})
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    return root
+    return queue_project(tmp_path / "p", queue, budget)
 
 
 def _scores(root, seed: int = 0):
-    params = load_params(root / "params.yaml")
-    jury, judgments = split_tables("llm", [m.key for m in params.models_taking("llm")], root)
+    params, jury, judgments = split_verdicts(root)
     return uncertainty(jury, judgments, pd.DataFrame(), params.calibration.field, seed=seed, split="llm")
 
 

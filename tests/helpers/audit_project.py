@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from helpers import ROOT
 from sideways.artifacts import paths
@@ -22,6 +23,24 @@ def sim_params(splits: tuple[str, ...], justification: float | None) -> tuple[di
 def audit_project(root: Path, **options: Any) -> Path:
     """:func:`sideways.testing.audit_project.audit_project` from this repository's params."""
     return world.audit_project(root, ROOT, **options)
+
+
+def queue_project(root: Path, queue: str, budget: int = 40) -> Path:
+    """A 12-riddle :func:`audit_project` without labels whose app serves ``queue`` (no double labels)."""
+    project = audit_project(root, riddles=12, share=0.0)
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["annotations"].update({"queue": queue, "budget": budget, "double_share": 0.0})
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return project
+
+
+def split_verdicts(root: Path, split: str = "llm") -> tuple[Params, pd.DataFrame, pd.DataFrame]:
+    """The project's params and the split's jury and judgments tables, as the app reads them."""
+    from sideways.annotation_app.audit_field import split_tables
+    from sideways.config.params import load_params
+    params = load_params(root / "params.yaml")
+    jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)], root)
+    return params, jury, judgments
 
 
 def frames(root: Path, split: str = "llm") -> dict[str, pd.DataFrame]:
