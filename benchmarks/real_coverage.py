@@ -28,7 +28,11 @@ computed for the share right (in the field) among the model's labelled predictio
   bin's start, worth what the labels say;
 - `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
   predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
-  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline.
+  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline;
+- `latent-known` (measured only when named): the latent posterior started from one latent-class fit on every label
+  of the file, held fixed across repeats (the judges' rates as well known as the file allows), each repeat's kept
+  labels weighing the bins as built: under `--cascade`, what the cascade's verdicts lose, with no share of it from
+  fitting the judges on fewer verdicts.
 
 `--order uncertain` keeps the labels in the annotation app's `uncertain` queue's order instead of at random: the
 latent-class model fitted on the file's verdicts alone (sideways.annotation_app.uncertain) scores every labelled
@@ -102,7 +106,7 @@ from sideways.testing.width_parts import binned_intervals, level_grid, stratifie
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 #: Measured when named in --intervals only.
-VARIANTS = ("latent-strata", "latent-sigma0")
+VARIANTS = ("latent-strata", "latent-sigma0", "latent-known")
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -180,6 +184,7 @@ class Population:
     truth: dict[str, float]
     rows: pd.DataFrame
     first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
+    known: dict[tuple[int, str], pd.DataFrame] = field(default_factory=dict, compare=False)  # latent-known's fits
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -278,16 +283,33 @@ def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: 
             ) -> dict[str, dict[str, tuple[float, float]]]:
     """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
     its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
-    predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
-    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream,
-                                    first=pop.first)
+    predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit. And
+    ``latent-known``: the latent interval started from :func:`known_predictions` (the judges' rates fitted on every
+    label of the file and held fixed across repeats), each repeat's kept labels weighing the bins as built."""
+    fitted = [n for n in names if n != "latent-known"]
+    pred = (latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream,
+                                     first=pop.first) if fitted else None)
     out = {}
     for name in names:
-        jury = stratified(pop.rows, pred, pop.field) if name == "latent-strata" else pop.rows
+        starts = known_predictions(pop, seed) if name == "latent-known" else pred
+        assert starts is not None
+        jury = stratified(pop.rows, starts, pop.field) if name == "latent-strata" else pop.rows
         with level_grid(name == "latent-sigma0"):
-            got = binned_intervals(jury, kept, pred, pop.field, sorted(pop.truth))
+            got = binned_intervals(jury, kept, starts, pop.field, sorted(pop.truth))
         out[name] = {model: (lo / n, hi / n) for model, (lo, hi, n) in got.items()}
     return out
+
+
+def known_predictions(pop: Population, seed: int) -> pd.DataFrame:
+    """The latent-class predictions (:func:`sideways.scoring.latent_prior.predictions`: each row's P(right) without
+    its provider's labels, and with its own label) of one fit on EVERY label of the file, computed once per
+    population and seed and held fixed across repeats: the judges' rates as well known as the file allows, so that
+    a cascade's width under them is what its verdicts lose, not what fitting the judges on fewer verdicts costs."""
+    key = (seed, pop.field)
+    if key not in pop.known:
+        pop.known[key] = latent_prior.predictions(pop.jury, pop.tables.judgments, pop.labels, pop.field, seed=seed,
+                                                  stream=f"known/{seed}", first=pop.first)
+    return pop.known[key]
 
 
 def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.Draws, keys: pd.DataFrame,
