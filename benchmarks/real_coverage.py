@@ -4,7 +4,7 @@ Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                      [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]
-                                     [--unsure LO,HI]]
+                                     [--unsure LO,HI] [--random SHARE]]
                                      [--order random|uncertain|width|latent]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
@@ -62,7 +62,10 @@ dropped verdicts as "no verdict" (the code a failed judge gets) instead of margi
 pipeline does): the naive alternative. `--unsure LO,HI` escalates also the settled rows that a verdicts-only
 latent-class fit of the first judges' verdicts (one per model, no labels: what a judge job sees between its rounds;
 sideways.scoring.cascade_unsure.unsure) gives a probability of right strictly between LO and HI: a measured rule,
-not the pipeline's.
+not the pipeline's. `--random SHARE` escalates also a seeded random SHARE of the settled rows
+(sideways.scoring.cascade_random: a coin hashed from the seed, the riddle and the model): a measured rule, not the
+pipeline's. Each cascade also prints how many labelled rows its first judges settled against the label (the
+unanimous verdict the labels contradict), beside the full jury's unanimous rows the labels contradict.
 Seeded: the same arguments give the same output.
 """
 
@@ -97,7 +100,7 @@ from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import cascade, cascade_unsure, latent_class, latent_prior  # noqa: E402
+from sideways.scoring import cascade, cascade_random, cascade_unsure, latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
@@ -128,6 +131,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                    "the same arguments without --cascade, instead of measuring them again")
     p.add_argument("--unsure", metavar="LO,HI", help="with --cascade: also escalate the settled rows a verdicts-only "
                    "latent fit of the first judges (one per model) gives a probability of right inside (LO, HI)")
+    p.add_argument("--random", type=float, metavar="SHARE", help="with --cascade: also escalate a seeded random "
+                   "SHARE of the settled rows (0 to 1)")
     p.add_argument("--unasked", default="marginal", choices=("marginal", "absent"),
                    help="the verdicts a cascade did not ask: marginalised (default) or read as no verdict")
     return p.parse_args(argv)
@@ -363,20 +368,41 @@ def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[
 
 
 def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal",
-             band: tuple[float, float] | None = None, seed: int = 0) -> Population:
+             band: tuple[float, float] | None = None, seed: int = 0, random: float | None = None) -> Population:
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
-    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``)."""
+    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``);
+    ``random``: also escalate that share of the settled rows (:func:`sideways.scoring.cascade_random.random_share`)."""
     panels = cascaded_panels(pop, order)
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first,
-                                     None if band is None else cascade_unsure.unsure_rule(band, seed))
+    rules = ([] if band is None else [cascade_unsure.unsure_rule(band, seed)]) + (
+        [] if random is None else [cascade_random.random_rule(random, seed)])
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, _either(rules) if rules else None)
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     if len(rows) != len(pop.rows):
         raise SystemExit("--cascade: a labelled prediction lost every verdict")  # the first judges grade every row
     return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0)
+
+
+def _either(rules: list[cascade.Escalate]) -> cascade.Escalate:
+    """One rule escalating a row when any of ``rules`` does."""
+    def rule(judgments: pd.DataFrame, keys: pd.DataFrame, first: Any) -> cascade.BoolArray:
+        out = np.zeros(len(keys), dtype=bool)
+        for one in rules:
+            out |= one(judgments, keys, first)
+        return out
+    return rule
+
+
+def contradicted(pop: Population, judges: int) -> int:
+    """Labelled rows of ``pop`` whose ``judges`` verdicts all agree on the field, and the label says otherwise."""
+    rows = pop.rows.merge(pop.labels[["riddle_id", "model", f"human_{pop.field}"]], on=["riddle_id", "model"])
+    votes, n = rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy()
+    label = rows[f"human_{pop.field}"].astype(bool).to_numpy()
+    unanimous = (n == judges) & ((votes == 0) | (votes == n))
+    return int((unanimous & ((votes == n) != label)).sum())
 
 
 def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
@@ -440,20 +466,25 @@ def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[s
                      shares: list[float], names: list[str]) -> dict[str, Any]:
     """One order's cascade: its calls against the full jury's, and every interval's figures beside the full jury's."""
     band = _band(args.unsure)
-    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed)
+    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed, args.random)
     calls, full_calls = len(seen.tables.judgments), len(pop.tables.judgments)
     saved = 1 - calls / full_calls
     up = seen.jury["both_correct_judges"].to_numpy() > args.first
-    unsure = "" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated"
+    unsure = ("" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated") + (
+        "" if args.random is None else f", a random {args.random:g} of the settled escalated")
     print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}{unsure}): "
           f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved; "
           f"{100 * up.mean():.1f}% of predictions escalated)")
+    full_judges = int(pop.rows[f"{pop.field}_judges"].max())
+    print(f"labelled rows settled against their label: {contradicted(seen, args.first)} (the full jury's unanimous "
+          f"rows against their label: {contradicted(pop, full_judges)})")
     width = {(r["interval"], r["share"]): r["half_width"] for r in full}
     rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])],
                  "labels": kept_count(seen, r["share"], args.order)}
             for r in measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)]
     _print_rows(rows)
-    return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure, "calls": calls,
+    return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure,
+            "random": args.random, "contradicted": contradicted(seen, args.first), "calls": calls,
             "full_calls": full_calls, "saved": saved, "rows": rows}
 
 
@@ -475,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
     _band(args.unsure)  # a bad band is refused before anything is measured
+    if args.random is not None and not 0.0 <= args.random <= 1.0:
+        raise SystemExit(f"--random: a share from 0 to 1, got {args.random:g}")
     unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))
     if unknown:
         raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS + VARIANTS)})")
@@ -509,7 +542,8 @@ def main(argv: list[str] | None = None) -> int:
                 "width_ratio")
         write_json(args.json, {
             "default": CalibrationParams().posterior,
-            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "calls", "full_calls", "saved")}
+            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "random", "contradicted", "calls",
+                                            "full_calls", "saved")}
                          for c in cascades],
             "rows": [{k: r[k] for k in keep if k in r} for r in rows],
             "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}
