@@ -189,7 +189,7 @@ class Population:
     truth: dict[str, float]
     rows: pd.DataFrame
     first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
-    known: dict[tuple[int, str], pd.DataFrame] = field(default_factory=dict, compare=False)  # latent-known's fits
+    known: dict[tuple[int, str], pd.DataFrame] = dataclasses.field(default_factory=dict, compare=False)  # latent-known's fits
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
