@@ -189,7 +189,8 @@ class Population:
     truth: dict[str, float]
     rows: pd.DataFrame
     first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
-    known: dict[tuple[int, str], pd.DataFrame] = dataclasses.field(default_factory=dict, compare=False)  # latent-known's fits
+    # latent-known's fits, one per (seed, field): filled by known_predictions
+    known: dict[tuple[int, str], pd.DataFrame] = dataclasses.field(default_factory=dict, compare=False)
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -405,6 +406,19 @@ def contradicted(pop: Population, judges: int) -> int:
     return int((unanimous & ((votes == n) != label)).sum())
 
 
+def judge_agreement(pop: Population) -> dict[str, float]:
+    """judge -> the share of its verdicts on labelled rows (status ok, both fields given) equal to the label on the
+    field scored: what a rule choosing the first judges by accuracy would rank them by."""
+    ok = pop.tables.judgments[pop.tables.judgments["status"] == "ok"].dropna(
+        subset=["is_answer_correct", "is_justification_correct"])
+    rows = ok.merge(pop.labels[["riddle_id", "model", f"human_{pop.field}"]], on=["riddle_id", "model"])
+    said = {"answer_correct": rows["is_answer_correct"].astype(bool),
+            "justification_correct": rows["is_justification_correct"].astype(bool)}.get(
+        pop.field, rows["is_answer_correct"].astype(bool) & rows["is_justification_correct"].astype(bool))
+    rows = rows.assign(agree=(said == rows[f"human_{pop.field}"].astype(bool)).to_numpy())
+    return {str(j): float(g["agree"].mean()) for j, g in rows.groupby("judge", sort=True)}
+
+
 def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
             order: str = "random", split: str = "llm") -> list[dict[str, Any]]:
     """Every interval's tally per share over ``repeats`` seeded label draws (``order``: random, or the uncertain
@@ -526,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     _print_rows(rows)
     cascades = []
     if args.cascade:
+        print("\neach judge's verdicts equal to the label: " + ", ".join(
+            f"{j} {100 * a:.2f}%" for j, a in sorted(judge_agreement(pop).items(), key=lambda x: -x[1])))
         for order in judge_orders(pop, args.cascade, args.first):
             cascades.append(_measure_cascade(pop, rows, order, args, shares, names))
         rows = rows + [r | {"cascade": c["order"]} for c in cascades for r in c["rows"]]

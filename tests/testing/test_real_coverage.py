@@ -269,3 +269,18 @@ def test_latent_known_starts_every_repeat_from_one_fit_on_every_label(tmp_path, 
     kept = real_coverage.kept_count(seen, 0.5, "random")
     assert calls[1:] == [kept, len(pop.labels), kept]  # the fitted one per repeat, the known one once
     assert list(seen.known) == [(0, "both_correct")]
+
+
+def test_each_judges_agreement_with_the_labels_is_counted_on_the_field_scored(tmp_path):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    for field in ("both_correct", "answer_correct"):
+        pop = real_coverage.population(str(source), "llm", 15, field)
+        got = real_coverage.judge_agreement(pop)
+        rows = pop.tables.judgments[pop.tables.judgments["status"] == "ok"].merge(pop.labels, on=["riddle_id", "model"])
+        for judge, own in rows.groupby("judge"):
+            said = [bool(a) and (field == "answer_correct" or bool(j))
+                    for a, j in zip(own["is_answer_correct"], own["is_justification_correct"], strict=True)]
+            agree = [s == bool(lab) for s, lab in zip(said, own[f"human_{field}"], strict=True)]
+            assert got[judge] == pytest.approx(sum(agree) / len(agree))
+        assert len(got) == 4 and all(0.5 < a < 1.0 for a in got.values())  # 10% of verdicts flipped
