@@ -4,7 +4,7 @@ Usage:
   python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                      [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                      [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]
-                                     [--unsure LO,HI]]
+                                     [--unsure LO,HI] [--random SHARE]]
                                      [--order random|uncertain|width|latent]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
@@ -28,7 +28,11 @@ computed for the share right (in the field) among the model's labelled predictio
   bin's start, worth what the labels say;
 - `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
   predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
-  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline.
+  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline;
+- `latent-known` (measured only when named): the latent posterior started from one latent-class fit on every label
+  of the file, held fixed across repeats (the judges' rates as well known as the file allows), each repeat's kept
+  labels weighing the bins as built: under `--cascade`, what the cascade's verdicts lose, with no share of it from
+  fitting the judges on fewer verdicts.
 
 `--order uncertain` keeps the labels in the annotation app's `uncertain` queue's order instead of at random: the
 latent-class model fitted on the file's verdicts alone (sideways.annotation_app.uncertain) scores every labelled
@@ -58,7 +62,10 @@ dropped verdicts as "no verdict" (the code a failed judge gets) instead of margi
 pipeline does): the naive alternative. `--unsure LO,HI` escalates also the settled rows that a verdicts-only
 latent-class fit of the first judges' verdicts (one per model, no labels: what a judge job sees between its rounds;
 sideways.scoring.cascade_unsure.unsure) gives a probability of right strictly between LO and HI: a measured rule,
-not the pipeline's.
+not the pipeline's. `--random SHARE` escalates also a seeded random SHARE of the settled rows
+(sideways.scoring.cascade_random: a coin hashed from the seed, the riddle and the model): a measured rule, not the
+pipeline's. Each cascade also prints how many labelled rows its first judges settled against the label (the
+unanimous verdict the labels contradict), beside the full jury's unanimous rows the labels contradict.
 Seeded: the same arguments give the same output.
 """
 
@@ -93,7 +100,7 @@ from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import cascade, cascade_unsure, latent_class, latent_prior  # noqa: E402
+from sideways.scoring import cascade, cascade_random, cascade_unsure, latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
@@ -102,7 +109,7 @@ from sideways.testing.width_parts import binned_intervals, level_grid, stratifie
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 #: Measured when named in --intervals only.
-VARIANTS = ("latent-strata", "latent-sigma0")
+VARIANTS = ("latent-strata", "latent-sigma0", "latent-known")
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -124,6 +131,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                    "the same arguments without --cascade, instead of measuring them again")
     p.add_argument("--unsure", metavar="LO,HI", help="with --cascade: also escalate the settled rows a verdicts-only "
                    "latent fit of the first judges (one per model) gives a probability of right inside (LO, HI)")
+    p.add_argument("--random", type=float, metavar="SHARE", help="with --cascade: also escalate a seeded random "
+                   "SHARE of the settled rows (0 to 1)")
     p.add_argument("--unasked", default="marginal", choices=("marginal", "absent"),
                    help="the verdicts a cascade did not ask: marginalised (default) or read as no verdict")
     return p.parse_args(argv)
@@ -180,6 +189,8 @@ class Population:
     truth: dict[str, float]
     rows: pd.DataFrame
     first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
+    # latent-known's fits, one per (seed, field): filled by known_predictions
+    known: dict[tuple[int, str], pd.DataFrame] = dataclasses.field(default_factory=dict, compare=False)
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -278,16 +289,33 @@ def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: 
             ) -> dict[str, dict[str, tuple[float, float]]]:
     """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
     its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
-    predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit."""
-    pred = latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream,
-                                    first=pop.first)
+    predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit. And
+    ``latent-known``: the latent interval started from :func:`known_predictions` (the judges' rates fitted on every
+    label of the file and held fixed across repeats), each repeat's kept labels weighing the bins as built."""
+    fitted = [n for n in names if n != "latent-known"]
+    pred = (latent_prior.predictions(pop.jury, pop.tables.judgments, kept, pop.field, seed=seed, stream=stream,
+                                     first=pop.first) if fitted else None)
     out = {}
     for name in names:
-        jury = stratified(pop.rows, pred, pop.field) if name == "latent-strata" else pop.rows
+        starts = known_predictions(pop, seed) if name == "latent-known" else pred
+        assert starts is not None
+        jury = stratified(pop.rows, starts, pop.field) if name == "latent-strata" else pop.rows
         with level_grid(name == "latent-sigma0"):
-            got = binned_intervals(jury, kept, pred, pop.field, sorted(pop.truth))
+            got = binned_intervals(jury, kept, starts, pop.field, sorted(pop.truth))
         out[name] = {model: (lo / n, hi / n) for model, (lo, hi, n) in got.items()}
     return out
+
+
+def known_predictions(pop: Population, seed: int) -> pd.DataFrame:
+    """The latent-class predictions (:func:`sideways.scoring.latent_prior.predictions`: each row's P(right) without
+    its provider's labels, and with its own label) of one fit on EVERY label of the file, computed once per
+    population and seed and held fixed across repeats: the judges' rates as well known as the file allows, so that
+    a cascade's width under them is what its verdicts lose, not what fitting the judges on fewer verdicts costs."""
+    key = (seed, pop.field)
+    if key not in pop.known:
+        pop.known[key] = latent_prior.predictions(pop.jury, pop.tables.judgments, pop.labels, pop.field, seed=seed,
+                                                  stream=f"known/{seed}", first=pop.first)
+    return pop.known[key]
 
 
 def _class_counts(pop: Population, rows: latent_class.Rows, draws: latent_class.Draws, keys: pd.DataFrame,
@@ -341,20 +369,54 @@ def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[
 
 
 def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal",
-             band: tuple[float, float] | None = None, seed: int = 0) -> Population:
+             band: tuple[float, float] | None = None, seed: int = 0, random: float | None = None) -> Population:
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
-    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``)."""
+    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``);
+    ``random``: also escalate that share of the settled rows (:func:`sideways.scoring.cascade_random.random_share`)."""
     panels = cascaded_panels(pop, order)
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first,
-                                     None if band is None else cascade_unsure.unsure_rule(band, seed))
+    rules = ([] if band is None else [cascade_unsure.unsure_rule(band, seed)]) + (
+        [] if random is None else [cascade_random.random_rule(random, seed)])
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, _either(rules) if rules else None)
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     if len(rows) != len(pop.rows):
         raise SystemExit("--cascade: a labelled prediction lost every verdict")  # the first judges grade every row
     return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0)
+
+
+def _either(rules: list[cascade.Escalate]) -> cascade.Escalate:
+    """One rule escalating a row when any of ``rules`` does."""
+    def rule(judgments: pd.DataFrame, keys: pd.DataFrame, first: Any) -> cascade.BoolArray:
+        out = np.zeros(len(keys), dtype=bool)
+        for one in rules:
+            out |= one(judgments, keys, first)
+        return out
+    return rule
+
+
+def contradicted(pop: Population, judges: int) -> int:
+    """Labelled rows of ``pop`` whose ``judges`` verdicts all agree on the field, and the label says otherwise."""
+    rows = pop.rows.merge(pop.labels[["riddle_id", "model", f"human_{pop.field}"]], on=["riddle_id", "model"])
+    votes, n = rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy()
+    label = rows[f"human_{pop.field}"].astype(bool).to_numpy()
+    unanimous = (n == judges) & ((votes == 0) | (votes == n))
+    return int((unanimous & ((votes == n) != label)).sum())
+
+
+def judge_agreement(pop: Population) -> dict[str, float]:
+    """judge -> the share of its verdicts on labelled rows (status ok, both fields given) equal to the label on the
+    field scored: what a rule choosing the first judges by accuracy would rank them by."""
+    ok = pop.tables.judgments[pop.tables.judgments["status"] == "ok"].dropna(
+        subset=["is_answer_correct", "is_justification_correct"])
+    rows = ok.merge(pop.labels[["riddle_id", "model", f"human_{pop.field}"]], on=["riddle_id", "model"])
+    said = {"answer_correct": rows["is_answer_correct"].astype(bool),
+            "justification_correct": rows["is_justification_correct"].astype(bool)}.get(
+        pop.field, rows["is_answer_correct"].astype(bool) & rows["is_justification_correct"].astype(bool))
+    rows = rows.assign(agree=(said == rows[f"human_{pop.field}"].astype(bool)).to_numpy())
+    return {str(j): float(g["agree"].mean()) for j, g in rows.groupby("judge", sort=True)}
 
 
 def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
@@ -418,20 +480,25 @@ def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[s
                      shares: list[float], names: list[str]) -> dict[str, Any]:
     """One order's cascade: its calls against the full jury's, and every interval's figures beside the full jury's."""
     band = _band(args.unsure)
-    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed)
+    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed, args.random)
     calls, full_calls = len(seen.tables.judgments), len(pop.tables.judgments)
     saved = 1 - calls / full_calls
     up = seen.jury["both_correct_judges"].to_numpy() > args.first
-    unsure = "" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated"
+    unsure = ("" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated") + (
+        "" if args.random is None else f", a random {args.random:g} of the settled escalated")
     print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}{unsure}): "
           f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved; "
           f"{100 * up.mean():.1f}% of predictions escalated)")
+    full_judges = int(pop.rows[f"{pop.field}_judges"].max())
+    print(f"labelled rows settled against their label: {contradicted(seen, args.first)} (the full jury's unanimous "
+          f"rows against their label: {contradicted(pop, full_judges)})")
     width = {(r["interval"], r["share"]): r["half_width"] for r in full}
     rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])],
                  "labels": kept_count(seen, r["share"], args.order)}
             for r in measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)]
     _print_rows(rows)
-    return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure, "calls": calls,
+    return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure,
+            "random": args.random, "contradicted": contradicted(seen, args.first), "calls": calls,
             "full_calls": full_calls, "saved": saved, "rows": rows}
 
 
@@ -453,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
     _band(args.unsure)  # a bad band is refused before anything is measured
+    if args.random is not None and not 0.0 <= args.random <= 1.0:
+        raise SystemExit(f"--random: a share from 0 to 1, got {args.random:g}")
     unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))
     if unknown:
         raise SystemExit(f"--intervals: unknown {', '.join(unknown)} (known: {', '.join(INTERVALS + VARIANTS)})")
@@ -471,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     _print_rows(rows)
     cascades = []
     if args.cascade:
+        print("\neach judge's verdicts equal to the label: " + ", ".join(
+            f"{j} {100 * a:.2f}%" for j, a in sorted(judge_agreement(pop).items(), key=lambda x: -x[1])))
         for order in judge_orders(pop, args.cascade, args.first):
             cascades.append(_measure_cascade(pop, rows, order, args, shares, names))
         rows = rows + [r | {"cascade": c["order"]} for c in cascades for r in c["rows"]]
@@ -487,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
                 "width_ratio")
         write_json(args.json, {
             "default": CalibrationParams().posterior,
-            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "calls", "full_calls", "saved")}
+            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "random", "contradicted", "calls",
+                                            "full_calls", "saved")}
                          for c in cascades],
             "rows": [{k: r[k] for k in keep if k in r} for r in rows],
             "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}

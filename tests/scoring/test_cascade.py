@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sideways.scoring import cascade, cascade_unsure, latent_class
+from sideways.scoring import cascade, cascade_random, cascade_unsure, latent_class
 
 JUDGES = ("ja", "jb", "jc")
 VERDICT = st.sampled_from([None, True, False])
@@ -106,3 +107,40 @@ def test_the_unsure_rule_escalates_more_rows_and_drops_nothing_the_plain_rule_ke
     assert len(ruled) == len(plain) + int((up & settled).sum())
     assert set(map(tuple, plain[["riddle_id", "judge"]].to_numpy())) <= set(map(tuple, ruled[["riddle_id",
                                                                                                   "judge"]].to_numpy()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([(True, True), (False, False), (True, False)]), min_size=1, max_size=40),
+       st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.integers(0, 5))
+def test_the_random_rule_escalates_a_seeded_share_of_the_settled_rows_on_top_of_the_plain_rule(pairs, a, b, seed):
+    """The coin depends on (seed, riddle, model) only: the same rows in every call; a larger share escalates every row
+    a smaller one does; share 0 is the plain cascade and share 1 the full jury; the plain rule's verdicts are all kept."""
+    verdicts: dict[tuple[str, str, str], tuple[bool | None, bool | None] | str] = {}
+    for i, pair in enumerate(pairs):
+        verdicts[(f"r{i}", "m", "ja")] = pair
+        verdicts[(f"r{i}", "m", "jb")] = pair if i % 3 else (not pair[0], pair[1])  # every third row split
+        verdicts[(f"r{i}", "m", "jc")] = pair
+    j = table(verdicts)
+    keys = pd.DataFrame({"riddle_id": [f"r{i}" for i in range(len(pairs))], "model": "m"})
+    lo, hi = sorted((a, b))
+    small, large = cascade_random.random_share(keys, lo, seed), cascade_random.random_share(keys, hi, seed)
+    assert small.tolist() == cascade_random.random_share(keys, lo, seed).tolist()
+    assert not (small & ~large).any()
+    panels = {"m": list(JUDGES)}
+    plain = cascade.drop_unasked(j, panels, 2)
+    assert len(cascade.drop_unasked(j, panels, 2, cascade_random.random_rule(0.0, seed))) == len(plain)
+    assert len(cascade.drop_unasked(j, panels, 2, cascade_random.random_rule(1.0, seed))) == len(j)
+    ruled = cascade.drop_unasked(j, panels, 2, cascade_random.random_rule(hi, seed))
+    settled = ~cascade.escalated(j, keys, {"m": ["ja", "jb"]})
+    assert len(ruled) == len(plain) + int((large & settled).sum())
+    assert set(map(tuple, plain[["riddle_id", "judge"]].to_numpy())) <= set(map(tuple, ruled[["riddle_id",
+                                                                                                  "judge"]].to_numpy()))
+
+
+def test_the_random_coin_is_uniform_enough_and_a_bad_share_is_refused():
+    keys = pd.DataFrame({"riddle_id": [f"r{i}" for i in range(4000)], "model": "m"})
+    assert abs(cascade_random.random_share(keys, 0.06, 0).mean() - 0.06) < 0.015
+    assert cascade_random.random_share(keys, 0.5, 0).tolist() != cascade_random.random_share(keys, 0.5, 1).tolist()
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="share"):
+            cascade_random.random_rule(bad)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -207,3 +208,79 @@ def test_the_unsure_rule_escalates_more_and_is_measured_beside_the_plain_cascade
     for bad in ("0.9,0.1", "x", "0.1,0.5,0.9"):
         with pytest.raises(SystemExit, match="--unsure"):
             real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "gem,mis", "--unsure", bad])
+
+
+def test_the_random_rule_escalates_a_share_of_the_settled_rows_and_a_bad_share_is_refused(tmp_path, capsys):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    order = real_coverage.judge_orders(pop, "gem,mis", 2)[0]
+    plain = real_coverage.cascaded(pop, order, 2)
+    assert len(real_coverage.cascaded(pop, order, 2, random=1.0).tables.judgments) == len(pop.tables.judgments)
+    some = real_coverage.cascaded(pop, order, 2, random=0.5)
+    assert len(plain.tables.judgments) < len(some.tables.judgments) < len(pop.tables.judgments)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "v1", "--cascade", "gem,mis", "--random", "0.5",
+                               "--json", str(out)]) == 0
+    [c] = json.loads(out.read_text())["cascades"]
+    assert c["random"] == 0.5 and c["calls"] == len(some.tables.judgments)
+    assert "a random 0.5 of the settled escalated" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="--random"):
+        real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "gem,mis", "--random", "1.5"])
+
+
+def test_a_cascade_counts_the_labelled_rows_it_settled_against_their_label(tmp_path):
+    """contradicted: the labelled rows whose verdicts are unanimous and the label says otherwise, counted by hand."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    seen = real_coverage.cascaded(pop, real_coverage.judge_orders(pop, "gem,mis", 2)[0], 2)
+    for p, judges in ((pop, 3), (seen, 2)):
+        rows = p.rows.merge(p.labels, on=["riddle_id", "model"])
+        by_hand = sum(1 for v, n, lab in zip(rows["both_correct_votes"], rows["both_correct_judges"],
+                                             rows["human_both_correct"], strict=True)
+                      if n == judges and v in (0, n) and (v == n) != bool(lab))
+        assert real_coverage.contradicted(p, judges) == by_hand
+    rows = seen.rows[seen.rows["both_correct_judges"] == 2]  # a settled labelled row, its label turned over
+    rid, model = rows["riddle_id"].iloc[0], rows["model"].iloc[0]
+    at = (seen.labels["riddle_id"] == rid) & (seen.labels["model"] == model)
+    turned = seen.labels.assign(human_both_correct=np.where(at, ~seen.labels["human_both_correct"].astype(bool),
+                                                            seen.labels["human_both_correct"].astype(bool)))
+    before = real_coverage.contradicted(seen, 2)
+    after = real_coverage.contradicted(dataclasses.replace(seen, labels=turned), 2)
+    assert abs(after - before) == 1
+
+
+def test_latent_known_starts_every_repeat_from_one_fit_on_every_label(tmp_path, monkeypatch):
+    """latent-known fits the latent-class model once per population (every label, held fixed), not once a repeat,
+    and its interval is the latent posterior's binning of those starts."""
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    calls = []
+    fit = real_coverage.latent_prior.predictions
+    monkeypatch.setattr(real_coverage.latent_prior, "predictions",
+                        lambda *a, **k: calls.append(len(a[2])) or fit(*a, **k))
+    rows = real_coverage.measure(pop, [0.5], 3, 0, ["latent-known"])
+    assert calls == [len(pop.labels)] and rows[0]["intervals"] == 3 * len(pop.truth)
+    seen = real_coverage.cascaded(pop, real_coverage.judge_orders(pop, "gem,mis", 2)[0], 2)
+    real_coverage.measure(seen, [0.5], 2, 0, ["latent", "latent-known"])
+    kept = real_coverage.kept_count(seen, 0.5, "random")
+    assert calls[1:] == [kept, len(pop.labels), kept]  # the fitted one per repeat, the known one once
+    assert list(seen.known) == [(0, "both_correct")]
+
+
+def test_each_judges_agreement_with_the_labels_is_counted_on_the_field_scored(tmp_path):
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    for field in ("both_correct", "answer_correct"):
+        pop = real_coverage.population(str(source), "llm", 15, field)
+        got = real_coverage.judge_agreement(pop)
+        rows = pop.tables.judgments[pop.tables.judgments["status"] == "ok"].merge(pop.labels, on=["riddle_id", "model"])
+        for judge, own in rows.groupby("judge"):
+            said = [bool(a) and (field == "answer_correct" or bool(j))
+                    for a, j in zip(own["is_answer_correct"], own["is_justification_correct"], strict=True)]
+            agree = [s == bool(lab) for s, lab in zip(said, own[f"human_{field}"], strict=True)]
+            assert got[judge] == pytest.approx(sum(agree) / len(agree))
+        assert len(got) == 4 and all(0.5 < a < 1.0 for a in got.values())  # 10% of verdicts flipped
