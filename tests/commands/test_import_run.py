@@ -141,3 +141,14 @@ def test_without_inspect_an_eval_set_directory_is_refused_saying_how_to_get_it(p
     code, _, err = _run(capsys, str(EVAL_SET), "arith")
     assert code == 2 and "needs inspect: pipx install inspect-ai" in err and len(err.rstrip("\n")) <= 120
     assert not (project / "data").exists()
+
+
+def test_one_eval_log_is_stored_under_its_key_as_inspects_json(project, capsys, monkeypatch):
+    use_real_inspect(monkeypatch)
+    log = sorted((DATA / "inspect" / "eval").glob("*.eval"))[0]
+    code, out, _ = _run(capsys, str(log), "arith", "mock")
+    (run,) = read_runs(log)
+    assert code == 0 and (project / "data/exams/arith/mock.json").read_bytes() == run.converted
+    assert out.splitlines()[0] == ("data/exams/arith/mock.json: inspect .eval log stored as inspect's .json of "
+                                   "mockllm/model, 40 questions")
+    assert "runs: {mock: data/exams/arith/mock.json}" in out
