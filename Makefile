@@ -8,7 +8,7 @@ export DVC_NO_ANALYTICS := 1
 # Stage commands call `python`: make it the environment's (VENV may be another folder's, absolute).
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: repro push test check check-params env clean-env bench screenshot
+.PHONY: repro push test check check-params env clean-env bench screenshot harness
 
 # `remotes`: DVC's S3, SSH, GCS and Azure plugins, so that any remote the docs name works (docs/remotes.md).
 $(STAMP): pyproject.toml scripts/find_python.sh
@@ -23,6 +23,20 @@ $(STAMP): pyproject.toml scripts/find_python.sh
 	touch $(STAMP)
 
 env: $(STAMP)
+
+# inspect-ai in an environment of its own, never the project's (0.3.285 pins fsspec below the one DVC's S3
+# remote resolves to): sideways reads inspect's .eval logs through its `inspect log convert`, found as
+# $$SIDEWAYS_INSPECT or on PATH (docs/exams.md, "Runs made elsewhere"). The tests of .eval logs run it.
+HARNESS := .venv-harness
+INSPECT_AI := inspect-ai==0.3.285
+$(HARNESS)/.inspect-installed: scripts/find_python.sh
+	@set -e; \
+	if [ ! -x $(HARNESS)/bin/python ]; then PY=$$(scripts/find_python.sh); "$$PY" -m venv $(HARNESS); fi; \
+	echo "installing $(INSPECT_AI) in $(HARNESS) (its own environment)"; \
+	$(HARNESS)/bin/python -m pip install --quiet '$(INSPECT_AI)'; \
+	touch $@
+
+harness: $(HARNESS)/.inspect-installed
 
 # Our own schema first: a typo, a dotted model key or a key written twice is named in one line,
 # before DVC reads params.yaml (DVC would pass a typo silently, or fail with "Parameters ... are missing").
@@ -65,8 +79,9 @@ check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: check
-	$(BIN)/python -m pytest
+# SIDEWAYS_NEED_INSPECT=1: a test of .eval logs fails, rather than skips, when the harness's inspect is missing.
+test: check harness
+	SIDEWAYS_INSPECT=$(abspath $(HARNESS))/bin/inspect SIDEWAYS_NEED_INSPECT=1 $(BIN)/python -m pytest
 
 # Run the benchmarks (bounded) and rewrite the figures table of docs/performance.md and README.md.
 bench: $(STAMP)

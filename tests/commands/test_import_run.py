@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.inspect_cli import hide_inspect, use_real_inspect
 from sideways.cli import main
 from sideways.config.params import load_params
 from sideways.imports.exam import imported_exam
 from sideways.imports.lm_eval import read_lm_eval
+from sideways.imports.load import read_runs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imported"
 LM = [DATA / "lm_eval" / f"seed{s}" for s in (1, 2)]
 LOGS = sorted((DATA / "inspect" / "json").glob("*.json"))
+EVAL_SET = DATA / "inspect" / "eval-set"  # as inspect eval-set writes it: one .eval log per model
 
 
 @pytest.fixture
@@ -73,7 +76,7 @@ def test_an_inspect_log_is_copied_as_its_key(project, capsys):
 
 def test_a_folder_of_two_runs_or_a_bad_run_copies_nothing(project, capsys, tmp_path):
     code, _, err = _run(capsys, str(LOGS[0].parent), "arith", "mock")
-    assert code == 2 and "2 runs; import one at a time" in err
+    assert code == 2 and "2 runs; without KEY each is imported as its model" in err
     bad = tmp_path / "bad"
     shutil.copytree(LM[0], bad)
     samples = next(bad.rglob("samples_sideways_arith_2*.jsonl"))
@@ -88,3 +91,64 @@ def test_a_folder_of_two_runs_or_a_bad_run_copies_nothing(project, capsys, tmp_p
 def test_keys_that_cannot_name_files_are_refused(project, capsys, exam, key, message):
     code, _, err = _run(capsys, str(LOGS[0]), exam, key)
     assert code == 2 and message in err and not (project / "data").exists()
+
+
+def test_an_eval_set_directory_becomes_one_model_per_log_stored_as_inspects_json(project, capsys, default_params,
+                                                                                  monkeypatch, tmp_path):
+    use_real_inspect(monkeypatch)
+    code, out, _ = _run(capsys, str(EVAL_SET), "arith")  # no KEY: each log's model, made a key
+    assert code == 0
+    runs = {r.model: r for r in read_runs(EVAL_SET)}
+    stored = {"mockllm-alpha": project / "data/exams/arith/mockllm-alpha.json",
+              "mockllm-beta": project / "data/exams/arith/mockllm-beta.json"}
+    assert sorted((project / "data/exams/arith").iterdir()) == sorted(stored.values())  # nothing else
+    for key, path in stored.items():
+        assert path.read_bytes() == runs[key.replace("-", "/")].converted  # inspect's own .json of the .eval
+    lines = out.splitlines()
+    assert lines[0] == "data/exams/arith/mockllm-alpha.json: inspect .eval log stored as inspect's .json of " \
+                       "mockllm/alpha, 40 questions"
+    assert lines[2] == "add to params.yaml (then make repro):"
+
+    hide_inspect(monkeypatch, tmp_path)  # the stored runs are read without inspect: a clone needs no tool
+    default_params["exams"] = yaml.safe_load("\n".join(lines[3:]))["exams"]  # the entries written as printed
+    (project / "params.yaml").write_text(yaml.safe_dump(default_params, sort_keys=False))
+    got = imported_exam(load_params("params.yaml").exams["arith"])
+    for key in stored:
+        assert got.grades[key].set_index("item_id")["earned"].to_dict() == {
+            i.item_id: i.score for i in runs[key.replace("-", "/")].items}
+    use_real_inspect(monkeypatch)
+    before = {p: p.read_bytes() for p in stored.values()}
+    code, out, err = _run(capsys, str(EVAL_SET), "arith")  # again: both there already, neither touched
+    assert code == 2 and "mockllm-alpha.json: a run is there already" in err
+    assert {p: p.read_bytes() for p in stored.values()} == before
+    code, out, _ = _run(capsys, str(EVAL_SET), "arith", "--replace")
+    assert code == 0 and out.splitlines()[-1] == ("params.yaml names them (exams.arith.runs: mockllm-alpha, "
+                                                  "mockllm-beta); next: make repro, then sideways diff")
+
+
+def test_two_logs_of_one_model_in_a_directory_are_named_and_nothing_copied(project, capsys):
+    code, out, err = _run(capsys, str(LOGS[0].parent), "arith")  # both logs are mockllm/model's
+    assert code == 2 and out == "" and len(err.rstrip("\n")) <= 120
+    head, other = err.removeprefix("sideways import-run: error: ").rstrip("\n").split(" also claimed by ")
+    assert str(LOGS[1]).endswith(head.split(": ")[0].removeprefix("...")) and "'mockllm-model'" in head
+    assert str(LOGS[0]).endswith(other.removeprefix("..."))
+    assert not (project / "data").exists()
+
+
+def test_without_inspect_an_eval_set_directory_is_refused_saying_how_to_get_it(project, capsys, monkeypatch,
+                                                                                tmp_path):
+    hide_inspect(monkeypatch, tmp_path)
+    code, _, err = _run(capsys, str(EVAL_SET), "arith")
+    assert code == 2 and "needs inspect: pipx install inspect-ai" in err and len(err.rstrip("\n")) <= 120
+    assert not (project / "data").exists()
+
+
+def test_one_eval_log_is_stored_under_its_key_as_inspects_json(project, capsys, monkeypatch):
+    use_real_inspect(monkeypatch)
+    log = sorted((DATA / "inspect" / "eval").glob("*.eval"))[0]
+    code, out, _ = _run(capsys, str(log), "arith", "mock")
+    (run,) = read_runs(log)
+    assert code == 0 and (project / "data/exams/arith/mock.json").read_bytes() == run.converted
+    assert out.splitlines()[0] == ("data/exams/arith/mock.json: inspect .eval log stored as inspect's .json of "
+                                   "mockllm/model, 40 questions")
+    assert "runs: {mock: data/exams/arith/mock.json}" in out

@@ -2,7 +2,7 @@
 inspect_ai, compared as ``sideways diff`` compares two versions of an exam.
 
 A and B are paths :func:`~sideways.imports.load.read_runs` reads (an lm-eval output folder, an
-inspect ``.json`` log or a folder of them). Each run becomes a model taking one exam
+inspect log, ``.eval`` through inspect's own converter, or a folder of them). Each run becomes a model taking one exam
 (:func:`~sideways.imports.run.exam_tables`); runs of one model are paired per question, with the
 same estimator, interval, verdict and table as ``sideways diff`` (:mod:`sideways.exams.changes`):
 clustered by the questions' subjects where the samples carry them. One run on each side is
@@ -29,9 +29,10 @@ from sideways.scoring.changes import Changes
 
 DESCRIPTION = """\
 Compare two runs made elsewhere, question by question: A and B are each an lm-evaluation-harness
-output folder (--output_path with --log_samples), an inspect_ai .json log, or a folder of such
-logs. Every run is read as an exam of one-point questions (its per-sample score: acc,
-exact_match, inspect's C/I/P), and each model's change from A to B is paired per question with a
+output folder (--output_path with --log_samples), an inspect_ai log (.json, or .eval converted by
+inspect's own `inspect log convert` from $SIDEWAYS_INSPECT or PATH), or a folder of such logs.
+Every run is read as an exam of one-point questions (its per-sample score: acc, exact_match,
+inspect's C/I/P), and each model's change from A to B is paired per question with a
 95% interval clustered by subject where the samples name one, a verdict, the smallest detectable
 change and the questions that flipped, as `sideways diff` prints an exam's rows. Nothing is
 written; bad files are one line naming the file and the record."""
@@ -40,7 +41,7 @@ written; bad files are one line naming the file and the record."""
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("diff-runs", help="two lm-eval or inspect runs compared per question",
                        description=DESCRIPTION)
-    p.add_argument("a", help="the old run: an lm-eval output folder, an inspect .json log or a folder of logs")
+    p.add_argument("a", help="the old run: an lm-eval output folder, an inspect log or a folder of logs")
     p.add_argument("b", help="the new run (the same kinds of path)")
     p.add_argument("--score", metavar="NAME", help="the per-sample metric (lm-eval) or scorer (inspect) to read")
     p.add_argument("--items", action="store_true", help="list the flipped questions of each row")

@@ -5,11 +5,13 @@ than with ``inspect_ai.log.read_eval_log``: inspect_ai brings about a hundred pa
 UI, provider SDKs) that the project would otherwise need at run time only to open a JSON file, and
 the ``.json`` log is inspect's documented, versioned serialisation of an ``EvalLog`` (``version``
 2, checked on inspect-ai 0.3.285, see ``tests/data/imported/regenerate.py``). A ``.eval`` log is a
-zip whose members are compressed with zstandard, which the standard library does not read; it is
-refused with the command that converts it with inspect's own tool
-(``inspect log convert --to json``), not parsed by a reader of ours. inspect_ai is not an optional
-extra either: 0.3.285 pins ``fsspec<=2026.6.0``, below the fsspec and s3fs that DVC's S3 remote
-resolves to here, and adds 23 packages to the environment (``benchmarks/harness_install.py``).
+zip whose members are compressed with zstandard: it is converted by inspect's own tool
+(``inspect log convert --to json``, run from inspect's own environment by
+:mod:`~sideways.imports.inspect_tool`), and the ``.json`` it writes is read as above and kept in the run
+(:attr:`ImportedRun.converted`) so that ``sideways import-run`` stores it: the pipeline then never needs
+inspect. inspect_ai is not an optional extra either: 0.3.285 pins ``fsspec<=2026.6.0``, below the fsspec
+and s3fs that DVC's S3 remote resolves to here, and adds 23 packages to the environment
+(``benchmarks/harness_install.py``).
 
 A sample's score is its scorer's value (the scorer asked for, else the log's only one, else its
 headline scorer): ``C`` (correct) 1, ``I`` (incorrect) and ``N`` (no answer) 0, ``P`` (partial)
@@ -21,22 +23,43 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sideways.core.textfile import read_text
-from sideways.imports.run import ImportedItem, ImportedRun, ImportedRunError, checked_score
+from sideways.imports.inspect_tool import convert_eval
+from sideways.imports.run import ROOM, ImportedItem, ImportedRun, ImportedRunError, checked_score, log_line
 
 SUPPORTED_VERSIONS = (2,)
 LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}
 
 
 def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun:
-    """The run of the inspect log at ``path`` (a ``.json`` log)."""
+    """The run of the inspect log at ``path``: a ``.json`` log, or a ``.eval`` log converted by inspect's own
+    tool (its ``.json`` kept in the run's ``converted``; messages name the ``.eval`` log)."""
     path = Path(path)
-    if path.suffix == ".eval":
-        raise ImportedRunError(eval_refusal(path))
-    text = read_text(path, "inspect log", ImportedRunError)
+    if path.suffix != ".eval":
+        return _fitted(path, lambda: _read_json(path, read_text(path, "inspect log", ImportedRunError), scorer))
+    with tempfile.TemporaryDirectory(prefix="sideways-inspect-") as tmp:
+        data = convert_eval(path, Path(tmp)).read_bytes()
+    return replace(_fitted(path, lambda: _read_json(path, data.decode("utf-8", "replace"), scorer)), converted=data)
+
+
+def _fitted(path: Path, read: Callable[[], ImportedRun]) -> ImportedRun:
+    """``read()``, its error line (``<path>: <what>``) fitted to 120 columns: the path's end when long."""
+    try:
+        return read()
+    except ImportedRunError as exc:
+        text = str(exc)
+        if not text.startswith(str(path)) or len(text) <= ROOM:
+            raise
+        raise ImportedRunError(log_line(path, text[len(str(path)):])) from exc
+
+
+def _read_json(path: Path, text: str, scorer: str | None) -> ImportedRun:
     try:
         log = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -66,19 +89,6 @@ def read_inspect_log(path: str | Path, scorer: str | None = None) -> ImportedRun
     return ImportedRun(str(path), "inspect", model, (task,), tuple(items))
 
 
-#: Room for a refused ``.eval`` log's path in its line: 120 columns less ``sideways diff-runs: error: `` and the rest.
-EVAL_REST = ": an .eval log: convert it with `inspect log convert --to json`"
-SHOWN = 120 - len("sideways diff-runs: error: ") - len(EVAL_REST)
-
-
-def eval_refusal(path: Path) -> str:
-    """One line of at most 120 columns, as ``sideways diff-runs`` prints it, refusing ``.eval`` log ``path``: its
-    path (its end when long: inspect names a log by its time, task and id, the id last), and inspect's converter."""
-    text = str(path)
-    shown = text if len(text) <= SHOWN else "..." + text[-(SHOWN - 3):]
-    return shown + EVAL_REST
-
-
 def _scorer(log: dict[str, Any], path: Path) -> str:
     results = log.get("results")
     scores = results.get("scores") if isinstance(results, dict) else None
@@ -99,14 +109,14 @@ def _item(sample: Any, task: str, scorer: str, where: str) -> tuple[ImportedItem
     sid = sample.get("id")
     if isinstance(sid, bool) or not isinstance(sid, int | str):
         raise ImportedRunError(f"{where}: field 'id' must be a string or an integer")
-    where = f"{where} (id {str(sid)[:40]!r})"
+    where = f"{where} {str(sid)[:40]!r}"  # the sample's number and id: "sample 3 'addition-2'"
     epoch = sample.get("epoch", 1)
     if isinstance(epoch, bool) or not isinstance(epoch, int):
         raise ImportedRunError(f"{where}: field 'epoch' must be an integer")
     scores = sample.get("scores")
     score = scores.get(scorer) if isinstance(scores, dict) else None
     if not isinstance(score, dict) or "value" not in score:
-        raise ImportedRunError(f"{where}: no score from scorer {scorer!r} (a task without per-sample scores?)")
+        raise ImportedRunError(f"{where}: no per-sample score from scorer {scorer!r}")
     metadata = sample.get("metadata")
     group = metadata.get("subject") if isinstance(metadata, dict) else None
     output = sample.get("output")

@@ -3,8 +3,10 @@
 The one place that tells the two harnesses' files apart, so a caller names a path and gets
 runs: a folder with lm-eval ``results_*.json`` files below it holds one lm-eval run per results
 file (``--output_path`` keeps one subfolder per model, one results file per run); a ``.json`` or
-``.eval`` file is one inspect log; any other folder is read as inspect's log directory, each
-``.json`` log in it one run (an ``.eval`` log there is refused as :mod:`~.inspect_log` says).
+``.eval`` file is one inspect log; any other folder is read as inspect's log directory (as
+``inspect eval`` or ``inspect eval-set`` writes it), each ``.json`` or ``.eval`` log in it one run
+(a ``.eval`` log converted by inspect's own tool, :mod:`~.inspect_tool`), the index files
+``inspect eval-set`` writes beside them (``logs.json``, ``eval-set.json``) left out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 from sideways.imports.inspect_log import read_inspect_log
 from sideways.imports.lm_eval import read_lm_eval
 from sideways.imports.run import ImportedRun, ImportedRunError
+
+INDEXES = frozenset({"logs.json", "eval-set.json"})  # inspect eval-set's listings, not logs
 
 
 def read_runs(path: str | Path, score: str | None = None) -> list[ImportedRun]:
@@ -26,7 +30,8 @@ def read_runs(path: str | Path, score: str | None = None) -> list[ImportedRun]:
     results = sorted(path.rglob("results_*.json"))
     if results:
         return [read_lm_eval(p, score) for p in results]
-    logs = sorted(p for p in path.iterdir() if p.suffix in (".json", ".eval") and not p.name.startswith("."))
+    logs = sorted(p for p in path.iterdir()
+                  if p.suffix in (".json", ".eval") and not p.name.startswith(".") and p.name not in INDEXES)
     if not logs:
         raise ImportedRunError(f"{path}: neither an lm-eval output folder (results_*.json) nor inspect logs "
                                "(*.json, *.eval)")

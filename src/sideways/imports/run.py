@@ -14,13 +14,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from sideways.artifacts.schema import EXAM_GRADES, EXAM_ITEMS, EXAM_PREDICTIONS
 from sideways.core.errors import SidewaysError
+from sideways.core.width import WIDTH, clip
+
+#: Columns of an import error line after the longest command prefix it is printed with.
+ROOM = WIDTH - len("sideways import-run: error: ")
+PATH_MIN = 20  # a path shortened to its end keeps at least this much: the end of a log's id, its suffix
 
 
 class ImportedRunError(SidewaysError, ValueError):
@@ -44,6 +51,21 @@ class ImportedRun:
     model: str  # the model as the harness names it
     tasks: tuple[str, ...]
     items: tuple[ImportedItem, ...]
+    converted: bytes | None = None  # a .eval log: the .json inspect's converter wrote for it, which import-run stores
+
+
+def tail(path: str | Path, room: int) -> str:
+    """``path`` in at most ``room`` columns: its end after ``...`` when longer (a harness names a run's file by
+    its time, task and id, the id last)."""
+    text = str(path)
+    return text if len(text) <= room else "..." + text[-(room - 3):]
+
+
+def log_line(path: str | Path, rest: str) -> str:
+    """``path`` then ``rest`` in at most :data:`ROOM` columns: the path shortened to its end first (down to
+    :data:`PATH_MIN` columns), then ``rest`` clipped."""
+    shown = tail(path, max(ROOM - len(rest), PATH_MIN))
+    return shown + clip(rest, ROOM - len(shown))
 
 
 def checked_score(value: object, where: str) -> float:
@@ -51,8 +73,17 @@ def checked_score(value: object, where: str) -> float:
     if isinstance(value, bool):
         return float(value)
     if not isinstance(value, int | float) or not math.isfinite(value) or not 0 <= value <= 1:
-        raise ImportedRunError(f"{where}: per-sample score must be a number in [0, 1], got {str(value)[:40]!r}")
+        raise ImportedRunError(f"{where}: not a score in [0, 1]: {str(value)[:20]}")
     return float(value)
+
+
+def model_key(run: ImportedRun) -> str:
+    """The model key a run takes when none is given: the harness's model name with every run of characters a
+    key may not hold (``/``, ``.``, ``:``) made one ``-`` (``openai/gpt-4o`` -> ``openai-gpt-4o``)."""
+    key = re.sub(r"[^A-Za-z0-9_-]+", "-", run.model).strip("-_")[:100].rstrip("-_")
+    if not key:
+        raise ImportedRunError(log_line(run.source, f": model {run.model[:40]!r} gives no key; name one"))
+    return key
 
 
 def keyed_runs(runs: Iterable[tuple[str | None, ImportedRun]]) -> dict[str, ImportedRun]:
@@ -61,8 +92,9 @@ def keyed_runs(runs: Iterable[tuple[str | None, ImportedRun]]) -> dict[str, Impo
     for key, run in runs:
         name = key or run.model
         if name in out:
-            raise ImportedRunError(f"{run.source}: model key {name!r} is claimed by {out[name].source} too; "
-                                   "give each run its own key")
+            said = f": model key {name[:30]!r} also claimed by "
+            room = max((ROOM - len(said)) // 2, 20)
+            raise ImportedRunError(clip(tail(run.source, room) + said + tail(out[name].source, room), ROOM))
         out[name] = run
     return out
 

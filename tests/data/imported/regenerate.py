@@ -1,11 +1,11 @@
 """Regenerate the imported-run test data with the real tools: lm-evaluation-harness and inspect_ai.
 
 Installs nothing: run it with a Python that has both (kept out of the project's install, see
-``docs/imports.md``)::
+``docs/exams.md``)::
 
     python3.12 -m venv .venv-harness
     .venv-harness/bin/pip install "lm-eval==0.4.13" "inspect-ai==0.3.285"
-    .venv-harness/bin/python tests/data/imported/regenerate.py
+    .venv-harness/bin/python tests/data/imported/regenerate.py          # or name parts: lm_eval inspect eval-set
 
 Neither tool needs weights or a network here: lm-eval's ``dummy`` model scores every choice with
 ``-random.random()`` (seeded by ``--seed``), inspect's ``mockllm/model`` returns the outputs it is
@@ -151,7 +151,47 @@ def inspect_runs(rows: list[dict[str, Any]]) -> None:
                  log_format=fmt, display="none", seed=seed)
 
 
+def inspect_eval_set(rows: list[dict[str, Any]]) -> None:
+    """``inspect eval-set``'s log directory: one log per model (``mockllm/alpha`` right with probability
+    0.6, ``mockllm/beta`` 0.7) in its default ``.eval`` format, with the index files it writes beside them
+    (``logs.json``, ``eval-set.json``), in inspect/eval-set/."""
+    from inspect_ai import Task, eval_set
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import choice
+    from inspect_ai.solver import multiple_choice
+
+    samples = [Sample(id=str(r["id"]), input=str(r["question"]), choices=[str(c) for c in r["choices"]],
+                      target="ABCD"[int(r["answer"])], metadata={"subject": r["subject"]})
+               for r in rows]
+    out = HERE / "inspect" / "eval-set"
+    shutil.rmtree(out, ignore_errors=True)
+    models = []
+    for seed, (name, p) in enumerate((("alpha", 0.6), ("beta", 0.7)), start=1):
+        rng = random.Random(seed)
+        letter = {str(r["question"]): "ABCD"[(int(r["answer"]) + (0 if rng.random() < p else 1)) % 4]
+                  for r in rows}
+
+        def reply(messages: list[Any], *_: Any, letter: dict[str, str] = letter, name: str = name) -> Any:
+            prompt = messages[-1].text
+            asked = next(q for q in letter if q in prompt)
+            output = ModelOutput.from_content(f"mockllm/{name}", f"ANSWER: {letter[asked]}")
+            output.usage = ModelUsage(input_tokens=len(prompt.split()), output_tokens=2,
+                                      total_tokens=len(prompt.split()) + 2)
+            return output
+
+        models.append(get_model(f"mockllm/{name}", custom_outputs=reply))
+    task = Task(name=TASK, dataset=samples, solver=multiple_choice(), scorer=choice())
+    ok, _ = eval_set(task, model=models, log_dir=str(out), display="none", seed=1)
+    assert ok, "inspect eval-set did not finish"
+
+
 if __name__ == "__main__":
     data = questions()
-    lm_eval_runs(data)
-    inspect_runs(data)
+    only = sys.argv[1:]  # e.g. `eval-set`: remake that part alone
+    if not only or "lm_eval" in only:
+        lm_eval_runs(data)
+    if not only or "inspect" in only:
+        inspect_runs(data)
+    if not only or "eval-set" in only:
+        inspect_eval_set(data)
