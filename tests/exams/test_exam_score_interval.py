@@ -45,7 +45,8 @@ def test_the_interval_is_the_paired_changes_estimator_against_a_model_scoring_no
     assert change is not None
     m = model_metrics(d)["base"]
     assert (m["exam_score"], m["exam_score_se"]) == (round(change["change"], 2), round(change["se"], 2))
-    assert (m["exam_score_lo"], m["exam_score_hi"]) == (round(change["lo"], 2), round(change["hi"], 2))
+    assert (m["exam_score_lo"], m["exam_score_hi"]) == (round(max(0.0, change["lo"]), 2),
+                                                        round(min(100.0, change["hi"]), 2))
 
 
 @settings(max_examples=60, deadline=None)
@@ -62,3 +63,13 @@ def test_the_interval_holds_the_score_whatever_the_questions(rows):
         return
     assert got["exam_score_lo"] <= round(score, 2) + 0.01 and round(score, 2) - 0.01 <= got["exam_score_hi"]
     assert got["exam_score_se"] >= 0
+    assert 0.0 <= got["exam_score_lo"] <= got["exam_score_hi"] <= 100.0  # a share of the points: never past 100
+
+
+def test_the_interval_stays_within_0_and_100_points():
+    """Five topics (Student's t on 4 degrees of freedom) and a high score: the unclipped interval passed 100."""
+    rows = [(t, 0.0 if (t == "e" and i % 2) else 1.0) for i, t in enumerate("abcde" * 8)]  # 90 ± 10 (se)
+    d = pd.DataFrame({"model": "m", "item_id": [f"q{i}" for i in range(len(rows))], "kind": "short_answer",
+                      "topic": [t for t, _ in rows], "points": 1.0, "earned": [x for _, x in rows], "status": "ok"})
+    got = score_interval(d)
+    assert got["exam_score_hi"] == 100.0 and 0.0 < got["exam_score_lo"] < 100.0

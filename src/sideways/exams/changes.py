@@ -79,9 +79,9 @@ def score_interval(detail: pd.DataFrame) -> dict[str, float | int | None]:
     mean, se, g = clustered_mean(v["x"].to_numpy(), v["w"].to_numpy(), v["topic"].to_numpy(), v.index.to_numpy())
     if not math.isfinite(se):
         return {"exam_score_se": None, "exam_score_lo": None, "exam_score_hi": None}
-    crit = t_quantile(0.95, g - 1)
-    return {"exam_score_se": round(100 * se, 2), "exam_score_lo": round(100 * (mean - crit * se), 2),
-            "exam_score_hi": round(100 * (mean + crit * se), 2)}
+    crit = t_quantile(0.95, g - 1)  # the interval kept within the scale, as a sampled exam's is: [0, 100]
+    return {"exam_score_se": round(100 * se, 2), "exam_score_lo": round(100 * max(0.0, mean - crit * se), 2),
+            "exam_score_hi": round(100 * min(1.0, mean + crit * se), 2)}
 
 
 def paired_metric(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any] | None:
