@@ -21,7 +21,6 @@ headline scorer): ``C`` (correct) 1, ``I`` (incorrect) and ``N`` (no answer) 0, 
 
 from __future__ import annotations
 
-import json
 import math
 import tempfile
 from collections.abc import Callable
@@ -31,7 +30,15 @@ from typing import Any
 
 from sideways.core.textfile import read_text
 from sideways.imports.inspect_tool import convert_eval
-from sideways.imports.run import ROOM, ImportedItem, ImportedRun, ImportedRunError, checked_score, log_line
+from sideways.imports.run import (
+    ROOM,
+    ImportedItem,
+    ImportedRun,
+    ImportedRunError,
+    checked_score,
+    json_object,
+    log_line,
+)
 
 SUPPORTED_VERSIONS = (2,)
 LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}
@@ -60,12 +67,7 @@ def _fitted(path: Path, read: Callable[[], ImportedRun]) -> ImportedRun:
 
 
 def _read_json(path: Path, text: str, scorer: str | None) -> ImportedRun:
-    try:
-        log = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ImportedRunError(f"{path}: not readable JSON ({str(exc)[:80]})") from exc
-    if not isinstance(log, dict):
-        raise ImportedRunError(f"{path}: expected an inspect log object, got {type(log).__name__}")
+    log = json_object(path, text, "an inspect log object")
     if log.get("version") not in SUPPORTED_VERSIONS:
         raise ImportedRunError(f"{path}: inspect log version {str(log.get('version'))[:20]!r} is not supported "
                                f"(read: {', '.join(map(str, SUPPORTED_VERSIONS))})")

@@ -23,7 +23,7 @@ from typing import Any
 from sideways.core.errors import SchemaError
 from sideways.core.jsonl import decode, parse_text
 from sideways.core.textfile import read_text
-from sideways.imports.run import ImportedItem, ImportedRun, ImportedRunError, checked_score
+from sideways.imports.run import ImportedItem, ImportedRun, ImportedRunError, checked_score, json_object
 
 SUPPORTED = ("0.4.",)  # lm_eval_version prefixes whose files these readers were checked on
 
@@ -59,12 +59,7 @@ def _results_file(path: Path) -> Path:
 
 def _results(path: Path) -> dict[str, Any]:
     text = read_text(path, "lm-eval results file", ImportedRunError)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ImportedRunError(f"{path}: not readable JSON ({str(exc)[:80]})") from exc
-    if not isinstance(data, dict):
-        raise ImportedRunError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    data = json_object(path, text, "a JSON object")
     version = data.get("lm_eval_version")
     if not isinstance(version, str) or not version.startswith(SUPPORTED):
         raise ImportedRunError(f"{path}: lm_eval_version {str(version)[:20]!r} is not supported "

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -66,6 +67,17 @@ def log_line(path: str | Path, rest: str) -> str:
     :data:`PATH_MIN` columns), then ``rest`` clipped."""
     shown = tail(path, max(ROOM - len(rest), PATH_MIN))
     return shown + clip(rest, ROOM - len(shown))
+
+
+def json_object(path: Path, text: str, what: str) -> dict[str, Any]:
+    """``text`` (the file ``path``) as a JSON object; else one line naming the file (``what``: the object expected)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ImportedRunError(f"{path}: not readable JSON ({str(exc)[:80]})") from exc
+    if not isinstance(data, dict):
+        raise ImportedRunError(f"{path}: expected {what}, got {type(data).__name__}")
+    return data
 
 
 def checked_score(value: object, where: str) -> float:
