@@ -4,31 +4,17 @@ flags it, and the page shows the lines as text."""
 
 from __future__ import annotations
 
-import time
-
-import httpx
-
 from helpers.audit_project import audit_project
 from helpers.browser import ConsoleLog
-from helpers.label_project import Served
+from helpers.label_project import Served, finished_audit
 from sideways.testing.annotators import team
-
-
-def _audit(url: str) -> dict:
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        audit = httpx.get(f"{url}/api/progress", timeout=10).json()["audit"]
-        if audit["labels"] is not None:
-            return audit
-        time.sleep(1)
-    raise AssertionError("the audit did not finish within 180 s")
 
 
 def test_progress_flags_the_careless_annotator_and_the_page_shows_it(tmp_path, browser):
     project = audit_project(tmp_path / "p", riddles=60, justification=0.6, share=1.0,
                             team=team(careful=3, careless=1, random=0))
     with Served(project, "alice") as served:
-        audit = _audit(served.url)
+        audit = finished_audit(served.url)
         assert audit["flagged"] == ["careless-1"]
         assert audit["labels"] > 0
         assert any(line.startswith("careless-1") and line.endswith("FLAGGED") for line in audit["lines"])

@@ -14,10 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.audit_project import queue_project, split_verdicts
+from helpers.audit_project import CountingFit, count_state_rebuilds, queue_project, split_verdicts
 from helpers.label_project import Served
 from sideways.annotation.log import Event, Replay
-from sideways.annotation_app import queue as queue_module
 from sideways.annotation_app.gain import Cell
 from sideways.annotation_app.items import load_items
 from sideways.annotation_app.latent_gain import KAPPA, cell_fit, latent_gains
@@ -114,31 +113,14 @@ def test_the_app_serves_the_latent_order_from_the_fit_at_start(tmp_path):
     assert len({m for _, m in served}) > 1  # the gains move with every label: not one cell drained first
 
 
-class _Counting:
-    def __init__(self, fit):
-        self.fit, self.threads, self.lock = fit, [], threading.Lock()
-
-    def __call__(self, labels):
-        with self.lock:
-            self.threads.append(threading.get_ident())
-        return self.fit(labels)
-
-
 def test_a_request_never_fits_nor_replays_the_log(tmp_path, monkeypatch):
     root = _project(tmp_path, budget=10_000)
     monkeypatch.chdir(root)
     params = load_params(root / "params.yaml")
     items = load_items(params, "llm", root)
     cells = _fit(root)
-    fit = _Counting(lambda labels: cells)
-    states = [0]
-    real_of = queue_module.State.of.__func__
-
-    def counted_of(cls, events):
-        states[0] += 1
-        return real_of(cls, events)
-
-    monkeypatch.setattr(queue_module.State, "of", classmethod(counted_of))
+    fit = CountingFit(lambda labels: cells)
+    states = count_state_rebuilds(monkeypatch)
     store = LabelStore(root / "data/labels/llm.jsonl")
     service = LabelService(items, plan_for(params, "llm", items), store, "ana",
                            scores=Scores(fit, store.events(), every=float("inf")))

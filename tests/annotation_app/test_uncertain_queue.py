@@ -10,9 +10,8 @@ import httpx
 import pandas as pd
 import pytest
 
-from helpers.audit_project import queue_project, split_verdicts
+from helpers.audit_project import CountingFit, count_state_rebuilds, queue_project, split_verdicts
 from helpers.label_project import Served
-from sideways.annotation_app import queue as queue_module
 from sideways.annotation_app.items import load_items
 from sideways.annotation_app.queue import next_item
 from sideways.annotation_app.service import LabelService
@@ -76,16 +75,6 @@ def test_the_order_is_seeded(tmp_path):
     assert _scores(root, seed=1) != a  # another seed: another sampler stream
 
 
-class _Counting:
-    def __init__(self, fit):
-        self.fit, self.threads, self.lock = fit, [], threading.Lock()
-
-    def __call__(self, labels):
-        with self.lock:
-            self.threads.append(threading.get_ident())
-        return self.fit(labels)
-
-
 class _Looked(dict):
     """Scores that count their lookups."""
 
@@ -102,15 +91,8 @@ def test_a_request_never_fits_nor_reads_the_log(tmp_path, monkeypatch):
     params = load_params(root / "params.yaml")
     items = load_items(params, "llm", root)
     scores = _Looked(_scores(root))
-    fit = _Counting(lambda labels: scores)
-    states = [0]
-    real_of = queue_module.State.of.__func__
-
-    def counted_of(cls, events):
-        states[0] += 1
-        return real_of(cls, events)
-
-    monkeypatch.setattr(queue_module.State, "of", classmethod(counted_of))
+    fit = CountingFit(lambda labels: scores)
+    states = count_state_rebuilds(monkeypatch)
     store = LabelStore(root / "data/labels/llm.jsonl")
     refits = Scores(fit, store.events(), every=float("inf"))  # the fit at start only
     service = LabelService(items, plan_for(params, "llm", items), store, "ana", scores=refits)
@@ -134,7 +116,7 @@ def test_refits_run_in_the_background_when_labels_changed(tmp_path, monkeypatch)
     items = load_items(params, "llm", root)
     scores = _scores(root)
     done = threading.Event()
-    fit = _Counting(lambda labels: (done.set(), scores)[1])
+    fit = CountingFit(lambda labels: (done.set(), scores)[1])
     store = LabelStore(root / "data/labels/llm.jsonl")
     refits = Scores(fit, store.events(), every=0.0)
     service = LabelService(items, plan_for(params, "llm", items), store, "ana", scores=refits)

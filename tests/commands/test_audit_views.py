@@ -10,16 +10,14 @@ import dataclasses
 import json
 import subprocess
 import sys
-import time
 
-import httpx
 import pandas as pd
 import pytest
 
 from helpers import ROOT
 from helpers.audit_project import audit_project, sim_params
 from helpers.harness import env
-from helpers.label_project import Served
+from helpers.label_project import Served, finished_audit
 from sideways.annotation.rater_labels import audit_labels
 from sideways.artifacts import paths
 from sideways.cli import main
@@ -71,16 +69,6 @@ def _flagged(lines: list[str]) -> dict[str, str]:
     return out
 
 
-def _progress_audit(url: str) -> dict:
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        audit = httpx.get(f"{url}/api/progress", timeout=10).json()["audit"]
-        if audit["labels"] is not None:
-            return audit
-        time.sleep(1)
-    raise AssertionError("the audit did not finish within 180 s")
-
-
 def test_the_pair_rules_flag_is_the_same_in_the_record_the_report_stats_and_the_app(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     record = json.loads(paths.audit("llm").read_text())
@@ -119,7 +107,7 @@ def test_the_pair_rules_flag_is_the_same_in_the_record_the_report_stats_and_the_
 
     # the app's progress view: the same lines, every annotator's rates to the last digit
     with Served(project, "alice") as served:
-        audit = _progress_audit(served.url)
+        audit = finished_audit(served.url)
     assert audit["flagged"] == ["sloppy"]
     assert _flagged(audit["lines"]) == {"sloppy": sloppy["evidence"]}
     assert audit["lines"] == lines

@@ -3,6 +3,8 @@ params.yaml."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +48,29 @@ def split_verdicts(root: Path, split: str = "llm") -> tuple[Params, pd.DataFrame
 def frames(root: Path, split: str = "llm") -> dict[str, pd.DataFrame]:
     """The split's jury and annotations tables as written."""
     return {"jury": pd.read_parquet(root / paths.jury(split)), "annotations": pd.read_parquet(root / paths.annotations(split))}
+
+
+class CountingFit:
+    """A background fit that records the thread of every call (a fit at start only: one thread, the caller's)."""
+
+    def __init__(self, fit: Callable[[pd.DataFrame], Any]) -> None:
+        self.fit, self.threads, self.lock = fit, [], threading.Lock()
+
+    def __call__(self, labels: pd.DataFrame) -> Any:
+        with self.lock:
+            self.threads.append(threading.get_ident())
+        return self.fit(labels)
+
+
+def count_state_rebuilds(monkeypatch: Any) -> list[int]:
+    """Counts every rebuild of the queue's state from the label log (``queue.State.of``): ``[n]``, live."""
+    from sideways.annotation_app import queue as queue_module
+    states = [0]
+    real_of = queue_module.State.of.__func__
+
+    def counted_of(cls: Any, events: Any) -> Any:
+        states[0] += 1
+        return real_of(cls, events)
+
+    monkeypatch.setattr(queue_module.State, "of", classmethod(counted_of))
+    return states

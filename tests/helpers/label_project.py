@@ -152,3 +152,14 @@ class Served:
                 self.kill()
         if self.proc is not None and self.proc.stdout is not None:
             self.proc.stdout.close()
+
+
+def finished_audit(url: str, wait_s: float = 180.0) -> dict[str, Any]:
+    """The app's ``/api/progress`` audit once its background fit has finished (it has labels); fails after ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        audit: dict[str, Any] = httpx.get(f"{url}/api/progress", timeout=10).json()["audit"]
+        if audit["labels"] is not None:
+            return audit
+        time.sleep(1)
+    raise AssertionError(f"the audit did not finish within {wait_s:g} s")
