@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sideways.exams.sampled import estimate_difference
 from sideways.exams.student import t_quantile, t_sf2
 from sideways.exams.tie_matrix import pair_intervals, value_table
 from sideways.scoring.display import model_label
@@ -111,19 +112,15 @@ def paired_values(va: pd.DataFrame, vb: pd.DataFrame) -> dict[str, Any] | None:
 def estimate_change(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """The change of a sampled exam's score from version ``a``'s published estimate to ``b``'s (the
     whole exam's, :mod:`sideways.exams.sampled`): the difference of the two estimates the metrics show,
-    its se the square root of the sum of their variances (as the tie groups compare two models), Student's
-    t on the smaller sample's degrees of freedom. A version that asked every question has se 0. Not paired
+    its se and degrees of freedom :func:`sideways.exams.sampled.estimate_difference`'s, as the tie groups
+    compare two models. A version that asked every question has se 0. Not paired
     on the shared questions: each version's estimate weighs its strata, a per-question mean does not, so
     a paired mean would not be the change of the two scores shown beside it."""
-    for side in (a, b):
-        if not all(isinstance(side.get(k), int | float) and math.isfinite(side[k]) for k in ("exam_score",
-                                                                                          "exam_score_se")):
-            return {"change": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan, "p": 1.0, "mde": math.nan,
-                    "estimated": True}
-    change = float(b["exam_score"]) - float(a["exam_score"])
-    se = math.hypot(float(a["exam_score_se"]), float(b["exam_score_se"]))
-    asked = [int(s.get("asked_n") or s.get("exam_n") or 0) for s in (a, b)]
-    df = max(1, min(asked) - 1)
+    found = estimate_difference(a, b)
+    if found is None:
+        return {"change": math.nan, "lo": math.nan, "hi": math.nan, "se": math.nan, "p": 1.0, "mde": math.nan,
+                "estimated": True}
+    change, se, df = found
     crit = t_quantile(0.95, df)
     p = (1.0 if change == 0 else 0.0) if se == 0 else t_sf2(change / se, df)
     return {"change": change, "lo": change - crit * se, "hi": change + crit * se, "se": se, "p": p,

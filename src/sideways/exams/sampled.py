@@ -48,6 +48,20 @@ def sampled_metrics(estimate: sample.Estimate) -> dict[str, Any]:
             "exam_score_hi": pct(estimate.hi), "asked_n": estimate.n, "exam_n": estimate.population}
 
 
+def estimate_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float, float, int] | None:
+    """``b``'s exam score minus ``a``'s, as two sampled estimates' figures (:func:`sampled_metrics`) give them:
+    (change, se, degrees of freedom): independent samples, so the square root of the sum of their variances,
+    Student's t on the smaller sample's degrees of freedom (a side that asked every question counts its
+    ``exam_n``). None when a side has no finite score or se."""
+    for side in (a, b):
+        if not all(isinstance(side.get(k), int | float) and math.isfinite(side[k]) for k in ("exam_score",
+                                                                                          "exam_score_se")):
+            return None
+    asked = [int(s.get("asked_n") or s.get("exam_n") or 0) for s in (a, b)]
+    return (float(b["exam_score"]) - float(a["exam_score"]), math.hypot(float(a["exam_score_se"]),
+            float(b["exam_score_se"])), max(1, min(asked) - 1))
+
+
 def estimate_ties(figures: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, str], set[frozenset[str]]]:
     """Tie groups on a sampled exam's score, from the same estimates the metrics show: two models are
     apart when the 95% interval of their difference (independent samples: the square root of the sum
@@ -58,11 +72,8 @@ def estimate_ties(figures: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, s
     for i, a in enumerate(order):
         for b in order[i + 1:]:
             fa, fb = scored[a], scored[b]
-            if fa.get("exam_score_se") is None or fb.get("exam_score_se") is None:
-                continue
-            se = math.hypot(float(fa["exam_score_se"]), float(fb["exam_score_se"]))
-            df = max(1, min(int(fa["asked_n"]), int(fb["asked_n"])) - 1)
-            if abs(float(fa["exam_score"]) - float(fb["exam_score"])) > t_quantile(0.95, df) * se:
+            found = estimate_difference(fa, fb)
+            if found is not None and abs(found[0]) > t_quantile(0.95, found[2]) * found[1]:
                 apart.add(frozenset((a, b)))
     groups = {m: ",".join(map(str, g)) for m, g in tie_groups(order, apart).items()}
     return groups, apart
