@@ -1,7 +1,8 @@
 """Run the benchmarks in benchmarks/ and rewrite the figures table they measure (`make bench`).
 
 The table sits between the markers ``<!-- bench:begin`` and ``<!-- bench:end -->`` in
-docs/performance.md and, as a copy, in README.md. Each benchmark below prints its figures; this
+docs/performance.md; README.md carries a few of its rows, figures only (``README_ROWS``, between
+``<!-- figures:begin`` and ``<!-- figures:end -->``), rebuilt from it. Each benchmark below prints its figures; this
 script runs it (bounded arguments), reads the figures out of its output, and rewrites the
 figure and "measured" cells of the rows it owns, keyed by the row's first cell. Rows measured
 by hand (a fresh clone's ``make test``, for instance) are kept as they are; a row of ours that is
@@ -23,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = (ROOT / "docs" / "performance.md", ROOT / "README.md")
+PAGE, README = ROOT / "docs" / "performance.md", ROOT / "README.md"
 BEGIN, END = "<!-- bench:begin", "<!-- bench:end -->"
+README_BEGIN, README_END = "<!-- figures:begin", "<!-- figures:end -->"
 
 Rows = dict[str, str]
 
@@ -271,6 +273,16 @@ def default_posterior() -> str:
     return _find(r"^\s+posterior:\s*(\w+)", text, re.M)
 
 
+#: the rows of the table a user of the README cares about, in its order (the first cell of each)
+README_ROWS = (
+    "`make repro` on a fresh clone, from nothing (environment included)",
+    "`make test` on a fresh clone, environment from nothing",
+    ADD_ONE,
+    FROM_CACHE,
+    "`sideways diff` on the demo after the experiment above (both versions read through DVC)",
+    COVERAGE,
+)
+
 BENCHMARKS = (
     Benchmark("ppi_speed", (), ppi_speed_rows),
     Benchmark("throughput", (), throughput_rows),
@@ -313,6 +325,27 @@ def table(text: str) -> str:
     return text[start:text.index(END, start) + len(END)]
 
 
+def readme_table(page: str) -> str:
+    """README's table: the ``README_ROWS`` of the page's table (by the start of their first cell), figures only."""
+    lines = table(page).splitlines()
+    rows = [_cells(line) for line in lines if line.startswith("| ") and not line.startswith("| what")]
+    picked = []
+    for key in README_ROWS:
+        found = [cells for cells in rows if cells[0].startswith(key)]
+        if len(found) != 1:
+            raise ValueError(f"docs/performance.md: {len(found)} rows start with {key!r}")
+        picked.append(f"| {found[0][0]} | {found[0][1]} |")
+    return "\n".join(["| what | figure |", "|---|---|", *picked])
+
+
+def rewrite_readme(readme: str, page: str) -> str:
+    """``readme`` with its figures table rebuilt from the page's (markers kept)."""
+    start = readme.index(README_BEGIN)
+    head_end = readme.index("\n", start) + 1
+    end = readme.index(README_END, head_end)
+    return readme[:head_end] + readme_table(page) + "\n" + readme[end:]
+
+
 def run(bench: Benchmark) -> dict[str, tuple[str, str]]:
     """Run one benchmark; its rows with the date and the load average around the run."""
     load0 = os.getloadavg()[0]
@@ -343,9 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     for what, (figure, measured) in rows.items():
         print(f"| {what} | {figure} | {measured} |")
     if rows and not args.dry_run:
-        for path in FILES:
-            path.write_text(rewrite(path.read_text(), rows))
-        print(f"rewrote {len(rows)} rows in " + " and ".join(str(f.relative_to(ROOT)) for f in FILES))
+        PAGE.write_text(rewrite(PAGE.read_text(), rows))
+        README.write_text(rewrite_readme(README.read_text(), PAGE.read_text()))
+        print(f"rewrote {len(rows)} rows in docs/performance.md, and README.md's figures from it")
     print(f"{time.perf_counter() - t0:.0f} s")
     for line in failed:
         print(line, file=sys.stderr)

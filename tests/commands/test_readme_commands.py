@@ -49,6 +49,14 @@ def readme_commands() -> list[str]:
     return out
 
 
+def readme_diff_output() -> list[str]:
+    """The lines of the `sideways diff` output README.md shows after its experiment."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\n(HEAD -> workspace:.*?)```", text, re.S)
+    assert block, "README.md shows no `sideways diff` output after its experiment"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
 def test_the_readme_commands_are_known():
     commands = readme_commands()
     assert "dvc exp run -S models.yaml:models.atlas-mini.skill=0.9" in commands
@@ -77,6 +85,9 @@ def test_every_readme_command_fits_120_columns(reproduced_copy):
         if args[:3] == ["dvc", "metrics", "show"]:
             assert all(m in done.stdout for m in ("atlas-large", "atlas-mini", "breeze-large", "nimbus-pro",
                                                   "quill-max", "tide-open")), done.stdout
+        if args == ["sideways", "diff"]:  # after the experiment: the output the README shows, line for line
+            printed = set(lines)
+            assert not [line for line in readme_diff_output() if line not in printed], done.stdout
         if args[:3] == ["dvc", "exp", "show"]:
             assert "78.1" in done.stdout and "66.6" in done.stdout and "…" not in done.stdout, done.stdout
     assert not wide, "\n".join(f"{c} ({len(line)} columns): {line}" for c, line in wide.items())
