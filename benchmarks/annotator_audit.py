@@ -6,7 +6,7 @@ Usage:
                                        [--json OUT]
 
 One run is one seed of the simulated llm split (the default params.yaml world, R riddles: the demo's and renamed
-copies, in-process, sideways.testing.coverage), labelled at each share by five annotators (sideways.testing
+copies, in-process, lab.coverage), labelled at each share by five annotators (sideways.testing
 .annotators): three careful, one careless (the justification label copied from the answer label) and one random
 (each field flipped with probability E, default 0.05), each prediction to one of them by a seeded coin, a careful
 second label on a share D of them, and each annotator's K first labels (default 50, params.yaml's
@@ -43,14 +43,14 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from lab.annotators import Annotator, relabel, team  # noqa: E402
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.annotator_audit import FLAG_RATIO, PAIR_LEVEL, audit_annotators, pair_p  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.annotators import Annotator, relabel, team  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 SPLIT = "llm"
 

@@ -6,7 +6,7 @@ Usage:
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in reproductions/layton-eval/data/).
 Its labelled predictions on riddles whose id matches --card-riddles (default `W`: layton-eval's weekly puzzles) make
-the card (sideways.testing.cards: each judge's rates per field against the labels); the population is the labelled
+the card (lab.cards: each judge's rates per field against the labels); the population is the labelled
 predictions on the other riddles, each model with at least --min-labels of them, measured as
 benchmarks/real_coverage.py measures (a share of each model's labels kept, the rest hidden, the interval for the share
 right among the model's population rows; both-correct). With --card-file the card comes from every labelled prediction
@@ -14,7 +14,7 @@ of another calibration file instead (another split judged by the same judges: do
 and the population is every labelled prediction of --file. Intervals, on the same repeats:
 
 - `card`: the latent posterior's machinery (vote bins, the pool's offsets, the (kappa, sigma) grid weighed by the kept
-  labels; sideways.testing.width_parts.binned_intervals) started from the card's rows: each row's P(both right | its
+  labels; lab.width_parts.binned_intervals) started from the card's rows: each row's P(both right | its
   verdicts) under the card's rates, its model's class shares by EM on the model's verdicts there, no label;
 - `card-rows`: the same rows trusted one by one: the kept labels' sum plus the Poisson-binomial of the hidden rows;
 - `latent`: the latent posterior as built, its fit reading every verdict of the file, the kept labels and every label
@@ -42,14 +42,14 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import judge_rates  # noqa: E402
 import real_coverage  # noqa: E402
 
+from lab.cards import Card, card_predictions, estimate_card  # noqa: E402
+from lab.judge_rates import riddle_set  # noqa: E402
+from lab.width_parts import binned_intervals  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.layton_eval.convert import PpiTables  # noqa: E402
 from sideways.scoring import latent_prior  # noqa: E402
 from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
-from sideways.testing.cards import Card, card_predictions, estimate_card  # noqa: E402
-from sideways.testing.judge_rates import riddle_set  # noqa: E402
-from sideways.testing.width_parts import binned_intervals  # noqa: E402
 
 FIELD = "both_correct"
 INTERVALS = ("card", "card-rows", "latent", "v1")

@@ -16,7 +16,7 @@ Usage:
 (the label share is params.yaml's). `--posterior`: the posterior the leaderboards rank by (default:
 params.yaml's); a latent or hierarchical version is scored as the calibrate stage scores it, its fit
 seeded by params' seed, and the paired draws read its prior. Runs from the bundled demo riddles and
-params.yaml, without DVC (sideways.testing.changes).
+params.yaml, without DVC (lab.changes).
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 
+from lab.changes import null_rate, power  # noqa: E402
+from lab.coverage import Setting, resize_riddles, setting_params, split_riddles  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.changes import null_rate, power  # noqa: E402
-from sideways.testing.coverage import Setting, resize_riddles, setting_params, split_riddles  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:

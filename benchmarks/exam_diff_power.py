@@ -9,7 +9,7 @@ Usage:
 The per-item results are real when they come from a file: --matrix reads a response matrix in py-irt's
 JSONL layout (as benchmarks/subset_coverage.py), --layton a layton-eval calibration file (each model's
 riddles graded right when most of its judges said both answer and justification were right). --world draws
-a seeded simulated matrix instead (sideways.testing.response_worlds).
+a seeded simulated matrix instead (lab.response_worlds).
 
 Settings fixed before the run. Each model in turn: every item's ease from the other models' results
 (sideways.exams.sample.ease), the model's ability fitted on its own results (sideways.exams.sample.ability),
@@ -39,12 +39,12 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
 from sideways.exams.changes import paired_values  # noqa: E402
 from sideways.exams.matrix import ResponseMatrix, read_matrix  # noqa: E402
 from sideways.exams.sample import ability, ease  # noqa: E402
-from sideways.testing.response_worlds import WORLDS, response_matrix  # noqa: E402
 
 FloatArray = np.ndarray
 

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 import real_coverage  # noqa: E402  (beside this script)
 
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import FIELDS  # noqa: E402
@@ -43,7 +44,6 @@ from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring import hierarchy, latent_prior  # noqa: E402
 from sideways.scoring.hierarchy import Prior  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 SIGMAS = sorted({s for _, s in hierarchy.GRID})
 KAPPAS = sorted({k for k, _ in hierarchy.GRID})

@@ -31,12 +31,12 @@ from scipy.stats import beta
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from lab.judge_rates import labelled_verdicts  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.layton_eval.convert import import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
 from sideways.scoring.judge_audit import audit_judges, posterior_rows  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
-from sideways.testing.judge_rates import labelled_verdicts  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 

@@ -7,7 +7,7 @@ Usage:
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/), read by the project's own importer. Every judge's verdicts on the labelled
 predictions are checked against the labels (taken for the truth), per field (answer, justification) and truth (the
-label right: a sensitivity; wrong: a false-positive rate), and compared (sideways.testing.judge_rates):
+label right: a sensitivity; wrong: a false-positive rate), and compared (lab.judge_rates):
 
 - between two riddle sets, the riddles whose id matches --sets (default `W`: layton-eval's weekly puzzles) and the
   rest: does a judge's rate on one set hold on the other?
@@ -37,10 +37,10 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from lab.judge_rates import labelled_verdicts, pooled, riddle_set, simulated_ratios, spreads  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.layton_eval.convert import import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.testing.judge_rates import labelled_verdicts, pooled, riddle_set, simulated_ratios, spreads  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 COMPARISONS = ("sets", "models", "halves")

@@ -6,7 +6,7 @@ Usage:
                                       [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of sideways.testing.coverage). Five policies order the predictions to label:
+in-process pipeline of lab.coverage). Five policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
@@ -55,7 +56,6 @@ from sideways.config.params import Params, raw_params  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 POLICIES = ("random", "holes", "width", "uncertain", "latent")
 FIELD = "both_correct"

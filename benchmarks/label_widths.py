@@ -6,7 +6,7 @@ Usage:
                                     [--posterior latent] [--queue POLICY] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of sideways.testing.coverage, as benchmarks/label_policies.py). First the mean
+in-process pipeline of lab.coverage, as benchmarks/label_policies.py). First the mean
 half-width, in points, with the default simulated labels (``annotations.share`` of each model's
 predictions, a seeded sample): what a project shows before anyone labels. Then with real labels
 only (``annotations.source: file``), taken in the order the annotation app's default queue
@@ -29,12 +29,12 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import pandas as pd  # noqa: E402
 from label_policies import FIELD, candidates, mean_half_width, order, uncertain_order  # noqa: E402
 
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.schema import ANNOTATIONS, conform  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 
 def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[int], posterior: str,

@@ -6,17 +6,17 @@ Usage:
                                     [--parts] [--unknown-models] [--json OUT]
 
 For each split and label share, over simulated runs (demo riddles, params.yaml's models and judges as
-changed): the oracle's 95% set of each model's count of right answers (sideways.testing.oracle: every row's
+changed): the oracle's 95% set of each model's count of right answers (lab.oracle: every row's
 probability of being right given the simulator's own parameters), and the v1 and latent posteriors' intervals.
 Prints coverage (± se) and mean half-width (points) of each, and each one's mean half-width over v1's. No
 interval built from the same rows can be narrower than the oracle's on average: a width target below its ratio
 cannot be met honestly. Judges who err together (correlation) are outside what the oracle computes.
 
---parts: also where the latent posterior's width goes (sideways.testing.width_parts): its interval rebuilt from
+--parts: also where the latent posterior's width goes (lab.width_parts): its interval rebuilt from
 the oracle's probabilities as starts, then with sigma 0, then binned by strata of the starts; and binned by
 strata of its own fit's predictions.
 
---unknown-models: also the oracle that knows the judges but not the models (sideways.testing.oracle.
+--unknown-models: also the oracle that knows the judges but not the models (lab.oracle.
 unknown_model_counts: each model's skill and its judges' leniency toward it learned from its own rows, the spread of
 that leniency itself weighed between 0 and 0.7 by every model's rows), and the latent-class model's own count (its
 Gibbs draws' Poisson-binomials, one fit on every label, a labelled row counted as its label: what the latent
@@ -24,7 +24,7 @@ posterior would be if it trusted its fit's every row), and the latent posterior 
 (judge_starts: each row's start its P(right) without its model's labels, binned, weighed and counted as built: the
 most that judges' rates known before a split is scored could give the built design).
 
---card-share S: the two oracles without the models read the judges' rates from a card (sideways.testing.cards) that
+--card-share S: the two oracles without the models read the judges' rates from a card (lab.cards) that
 a previous round left (another simulated run of the same split, S of its predictions labelled), not from the
 simulator: what a card carried between rounds gives, its noise and the annotators' errors included.
 """
@@ -42,6 +42,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from lab.cards import previous_round_card  # noqa: E402
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
+from lab.oracle import mixed_over_spreads, mixed_rows, oracle_probabilities, unknown_model_counts  # noqa: E402
+from lab.width_parts import binned_intervals, given_starts, parts  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
@@ -51,10 +55,6 @@ from sideways.scoring.hierarchy import poisson_binomial  # noqa: E402
 from sideways.scoring.posterior import summarise  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.cards import previous_round_card  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
-from sideways.testing.oracle import mixed_over_spreads, mixed_rows, oracle_probabilities, unknown_model_counts  # noqa: E402
-from sideways.testing.width_parts import binned_intervals, given_starts, parts  # noqa: E402
 
 POSTERIORS = ("v1", "latent")
 PARTS = ("starts", "starts_level", "starts_level_strata", "latent_strata")
@@ -77,7 +77,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                    help="also the oracle that does not know the models, and the latent-class model's own count")
     p.add_argument("--card-share", type=float, metavar="S",
                    help="with --unknown-models: the judges' rates a card from a previous round with this share "
-                        "labelled (sideways.testing.cards), not the simulator's")
+                        "labelled (lab.cards), not the simulator's")
     p.add_argument("--json", metavar="OUT", help="also write the rows to OUT")
     return p.parse_args(argv)
 
@@ -86,7 +86,7 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
              with_parts: bool = False, with_unknown: bool = False, card_share: float | None = None,
              ) -> list[dict[str, Any]]:
     """One run's rows: per model, each interval's half-width (a fraction) and whether it holds the truth (with
-    ``with_parts``, the steps of :func:`sideways.testing.width_parts.parts` too; with ``with_unknown``, the
+    ``with_parts``, the steps of :func:`lab.width_parts.parts` too; with ``with_unknown``, the
     intervals of :data:`UNKNOWN`)."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     labels = simulate_labels(seeded_sample(predictions, share, seed, split), riddles, seed, params.annotations.noise)
@@ -124,7 +124,7 @@ def run_rows(params: Any, riddles: Any, split: str, seed: int, share: float,
 
 def _parts(jury: Any, judgments: Any, labels: Any, with_label: dict[Any, float], without: dict[Any, float],
            split: str, seed: int, models: list[str]) -> dict[str, dict[str, tuple[int, int, int]]]:
-    """The steps of :func:`sideways.testing.width_parts.parts`, the oracle's probabilities as the given starts."""
+    """The steps of :func:`lab.width_parts.parts`, the oracle's probabilities as the given starts."""
     fitted = latent_prior.predictions(jury, judgments, labels, FIELD, seed=seed,
                                       stream=latent_prior.stream(split, FIELD))
     given = given_starts(jury, labels, without, with_label)

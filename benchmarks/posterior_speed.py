@@ -24,12 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.schema import POSTERIORS  # noqa: E402
 from sideways.config.params import raw_params  # noqa: E402
 from sideways.scoring.calibration import score_models  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 SPLIT = "llm"
 

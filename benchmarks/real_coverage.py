@@ -28,7 +28,7 @@ computed for the share right (in the field) among the model's labelled predictio
   bin's start, worth what the labels say;
 - `latent-strata`, `latent-sigma0` (measured only when named): the latent posterior binned by strata of the fit's
   predictions instead of the jury's votes, and with its (kappa, sigma) grid kept to sigma 0 (no model-level
-  spread around the starts; sideways.testing.width_parts): measured variants, not built into the pipeline;
+  spread around the starts; lab.width_parts): measured variants, not built into the pipeline;
 - `latent-known` (measured only when named): the latent posterior started from one latent-class fit on every label
   of the file, held fixed across repeats (the judges' rates as well known as the file allows), each repeat's kept
   labels weighing the bins as built: under `--cascade`, what the cascade's verdicts lose, with no share of it from
@@ -61,9 +61,9 @@ cascade's, and the share saved, and each half-width's ratio to the full jury's. 
 dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
 pipeline does): the naive alternative. `--unsure LO,HI` escalates also the settled rows that a verdicts-only
 latent-class fit of the first judges' verdicts (one per model, no labels: what a judge job sees between its rounds;
-sideways.scoring.cascade_unsure.unsure) gives a probability of right strictly between LO and HI: a measured rule,
+lab.cascade_unsure.unsure) gives a probability of right strictly between LO and HI: a measured rule,
 not the pipeline's. `--random SHARE` escalates also a seeded random SHARE of the settled rows
-(sideways.scoring.cascade_random: a coin hashed from the seed, the riddle and the model): a measured rule, not the
+(lab.cascade_random: a coin hashed from the seed, the riddle and the model): a measured rule, not the
 pipeline's. Each cascade also prints how many labelled rows its first judges settled against the label (the
 unanimous verdict the labels contradict), beside the full jury's unanimous rows the labels contradict.
 Seeded: the same arguments give the same output.
@@ -91,6 +91,8 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab import cascade_random, cascade_unsure  # noqa: E402
+from lab.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation_app.latent_gain import CellFit, cell_fit  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
@@ -100,11 +102,10 @@ from sideways.artifacts.schema import FIELDS  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
 from sideways.layton_eval.convert import PpiTables, import_ppi  # noqa: E402
 from sideways.layton_eval.source import read_ppi  # noqa: E402
-from sideways.scoring import cascade, cascade_random, cascade_unsure, latent_class, latent_prior  # noqa: E402
+from sideways.scoring import cascade, latent_class, latent_prior  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.scoring.jury import jury_table  # noqa: E402
 from sideways.scoring.posterior import shortest_set  # noqa: E402
-from sideways.testing.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
@@ -288,7 +289,7 @@ def latent_intervals(pop: Population, kept: pd.DataFrame, seed: int, stream: str
 def _binned(pop: Population, kept: pd.DataFrame, seed: int, stream: str, names: list[str],
             ) -> dict[str, dict[str, tuple[float, float]]]:
     """name -> model -> (lo, hi): the latent interval (sideways.scoring.latent_prior) of every measured model over
-    its population rows, and its variants (sideways.testing.width_parts) named: binned by strata of the fit's
+    its population rows, and its variants (lab.width_parts) named: binned by strata of the fit's
     predictions (``latent-strata``), the (kappa, sigma) grid kept to sigma 0 (``latent-sigma0``); one fit. And
     ``latent-known``: the latent interval started from :func:`known_predictions` (the judges' rates fitted on every
     label of the file and held fixed across repeats), each repeat's kept labels weighing the bins as built."""
@@ -373,8 +374,8 @@ def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str =
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
-    rows the verdicts-only fit is unsure of (:func:`sideways.scoring.cascade_unsure.unsure`, seeded by ``seed``);
-    ``random``: also escalate that share of the settled rows (:func:`sideways.scoring.cascade_random.random_share`)."""
+    rows the verdicts-only fit is unsure of (:func:`lab.cascade_unsure.unsure`, seeded by ``seed``);
+    ``random``: also escalate that share of the settled rows (:func:`lab.cascade_random.random_share`)."""
     panels = cascaded_panels(pop, order)
     rules = ([] if band is None else [cascade_unsure.unsure_rule(band, seed)]) + (
         [] if random is None else [cascade_random.random_rule(random, seed)])

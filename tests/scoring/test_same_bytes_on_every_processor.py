@@ -21,8 +21,8 @@ import copy, json, sys
 from pathlib import Path
 from sideways.config.params import parse_params, raw_params
 from sideways.sources.demo import load_demo
-from sideways.testing.changes import pipeline_version
-from sideways.testing.coverage import split_riddles
+from lab.changes import pipeline_version
+from lab.coverage import split_riddles
 
 root = sys.argv[1]
 base = raw_params(Path(root) / "params.yaml")[0]

@@ -1,4 +1,4 @@
-"""Judge cards (sideways.testing.cards): rates measured on labelled rows, carried to other rows."""
+"""Judge cards (lab.cards): rates measured on labelled rows, carried to other rows."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from helpers import PPI_LLM_FILE, ROOT, project_params
+from lab.cards import card_predictions, estimate_card, previous_round_card, rates
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles
 from sideways.artifacts.schema import records_by
 from sideways.simulation.truth import truth
 from sideways.sources.demo import load_demo
-from sideways.testing.cards import card_predictions, estimate_card, previous_round_card, rates
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
 
 
 def _verdict(riddle, model, judge, provider, answer, justification, status="ok"):

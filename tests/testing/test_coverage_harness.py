@@ -1,4 +1,4 @@
-"""sideways.testing.coverage (the in-process coverage runs) and benchmarks/interval_coverage.py on tiny grids."""
+"""lab.coverage (the in-process coverage runs) and benchmarks/interval_coverage.py on tiny grids."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import interval_coverage
 import pytest
 
 from conftest import make_riddles
-from sideways.testing.coverage import (
+from lab.coverage import (
     Setting,
     interval_names,
     measure,

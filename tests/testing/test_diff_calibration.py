@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, project_params
+from lab.changes import null_rate, power
+from lab.coverage import Setting, setting_params, split_riddles
 from sideways.sources.demo import load_demo
-from sideways.testing.changes import null_rate, power
-from sideways.testing.coverage import Setting, setting_params, split_riddles
 
 
 @pytest.fixture(scope="module", params=["latent", "v1"])

@@ -1,4 +1,4 @@
-"""The judges' rates against real labels (sideways.testing.judge_rates, benchmarks/judge_rates.py): by riddle set
+"""The judges' rates against real labels (lab.judge_rates, benchmarks/judge_rates.py): by riddle set
 and by model graded, and the test's reach at a file's counts."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import PPI_LLM_FILE
+from lab.judge_rates import heterogeneity, labelled_verdicts, pooled, simulated_ratios, spreads
 from sideways.core.errors import SchemaError
-from sideways.testing.judge_rates import heterogeneity, labelled_verdicts, pooled, simulated_ratios, spreads
 
 
 def test_groups_that_share_a_rate_show_no_spread_and_groups_far_apart_do():

@@ -31,8 +31,8 @@ def test_the_policies_label_different_predictions_first():
 
 
 def test_the_latent_order_is_the_apps_latent_queue_and_differs_from_width():
+    from lab.coverage import Setting, setting_params, simulate_run, split_riddles
     from sideways.annotation_app.queue import Candidate
-    from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
 
     base = label_policies.raw_params(label_policies.REPO / "params.yaml")[0]
     params = setting_params(base, Setting(models=3, riddles=12))

@@ -1,4 +1,4 @@
-"""The oracle's interval (sideways.testing.oracle, benchmarks/oracle_width.py): Bayes' rule with the simulator's
+"""The oracle's interval (lab.oracle, benchmarks/oracle_width.py): Bayes' rule with the simulator's
 own parameters, the floor of an honest interval's width."""
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ import oracle_width
 import pytest
 
 from helpers import ROOT, project_params
-from sideways.annotation.labels import seeded_sample, simulate_labels
-from sideways.artifacts.schema import records_by
-from sideways.simulation.truth import truth
-from sideways.sources.demo import load_demo
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
-from sideways.testing.oracle import (
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles
+from lab.oracle import (
     ModelCount,
     mixed_over_spreads,
     mixed_rows,
     oracle_probabilities,
     unknown_model_counts,
 )
+from sideways.annotation.labels import seeded_sample, simulate_labels
+from sideways.artifacts.schema import records_by
+from sideways.simulation.truth import truth
+from sideways.sources.demo import load_demo
 
 
 def _world(setting: Setting, share: float, seed: int = 3):

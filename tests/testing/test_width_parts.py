@@ -1,4 +1,4 @@
-"""Where the latent posterior's width goes (sideways.testing.width_parts, oracle_width.py --parts,
+"""Where the latent posterior's width goes (lab.width_parts, oracle_width.py --parts,
 real_coverage.py's latent-strata)."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import real_coverage
 from test_real_coverage import _write_file
 
 from helpers import ROOT, project_params
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles
+from lab.oracle import oracle_probabilities
+from lab.width_parts import CUTS, binned_intervals, given_starts, level_grid, parts, stratified
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.scoring import hierarchy, latent_prior
 from sideways.scoring.calibration import score_models
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles
-from sideways.testing.oracle import oracle_probabilities
-from sideways.testing.width_parts import CUTS, binned_intervals, given_starts, level_grid, parts, stratified
 
 FIELD = "both_correct"
 

@@ -58,7 +58,7 @@ def escalated(judgments: pd.DataFrame, keys: pd.DataFrame, first: Mapping[str, S
 
 
 #: A further escalation rule: per (riddle_id, model) row of ``keys``, whether the next judges grade it too, from
-#: the judgments and each model's first judges (``sideways.scoring.cascade_unsure.unsure_rule`` is one, measured).
+#: the judgments and each model's first judges (``lab.cascade_unsure.unsure_rule`` is one, measured).
 Escalate = Callable[[pd.DataFrame, pd.DataFrame, Mapping[str, Sequence[str]]], BoolArray]
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lab.coverage import simulate_run
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.artifacts.schema import records_by
 from sideways.config.options import SimModelOptions
@@ -33,7 +34,6 @@ from sideways.scoring.verdicts import SAME, UP, Difference, bh_adjusted, verdict
 from sideways.simulation.judges import simulate_judgments
 from sideways.simulation.models import simulate_predictions
 from sideways.simulation.truth import truth
-from sideways.testing.coverage import simulate_run
 
 SCORES_STUB = {"interval": "posterior", "posterior_score_pct": 0.0, "posterior_ci_pct": 0.0}
 

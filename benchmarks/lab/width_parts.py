@@ -1,6 +1,6 @@
 """Where the latent posterior's width goes: its interval rebuilt with one part at a time given up (docs/method.md §6).
 
-Why: in simulation the latent posterior is about twice the oracle's width (:mod:`sideways.testing.oracle`), and a
+Why: in simulation the latent posterior is about twice the oracle's width (:mod:`lab.oracle`), and a
 narrower interval must know which of its parts costs what. Each step below keeps the latent posterior's machinery
 (:func:`sideways.scoring.latent_prior.binned_priors`, :func:`sideways.scoring.hierarchy.prior_counts`) and changes
 one input, cumulatively:

@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from lab.cards import CLASSES, Card
+from lab.cards import rates as card_rates
+from lab.judge_rates import FIELDS
 from sideways.artifacts.schema import records, records_by
 from sideways.config.options import SimJudgeOptions, SimModelOptions
 from sideways.config.params import Params
@@ -41,9 +44,6 @@ from sideways.scoring.hierarchy import NODE_WEIGHTS, NODES, poisson_binomial
 from sideways.scoring.ppi import FloatArray
 from sideways.simulation.judges import leniency, lenient
 from sideways.simulation.models import hidden_difficulty, p_correct
-from sideways.testing.cards import CLASSES, Card
-from sideways.testing.cards import rates as card_rates
-from sideways.testing.judge_rates import FIELDS
 
 #: The skills (logit scale, a uniform prior) the oracle that does not know the models weighs: 0.018 to 0.982.
 SKILL_LOGITS = np.linspace(-4.0, 4.0, 33)
@@ -149,7 +149,7 @@ def unknown_model_counts(params: Params, riddles: pd.DataFrame, predictions: pd.
     """Per model, its count for an oracle that knows the judges' rates, the riddles and the annotators but not the
     model (module docstring): each row's P(class | skill) and P(verdicts, label | class, z), the (skill, z) posterior
     from the product over the model's rows, and the mixture over it of the Poisson-binomials of P(both right). With
-    ``card`` (:mod:`sideways.testing.cards`) the judges' rates are the card's, not the simulator's."""
+    ``card`` (:mod:`lab.cards`) the judges' rates are the card's, not the simulator's."""
     by_id = records_by(riddles, "riddle_id")
     votes, label = _evidence(judgments, labels)
     zs, z_weights = (NODES * spread, NODE_WEIGHTS) if spread else (np.zeros(1), np.ones(1))

@@ -21,15 +21,15 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from lab.coverage import simulate_run
+from lab.judge_rates import FIELDS, labelled_verdicts
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import Params
 from sideways.scoring.ppi import FloatArray
-from sideways.testing.coverage import simulate_run
-from sideways.testing.judge_rates import FIELDS, labelled_verdicts
 
 Card = Mapping[tuple[str, bool, str], tuple[float, float]]
 #: The classes (answer right, justification right), both right first; a class's fields in the order of
-#: :data:`sideways.testing.judge_rates.FIELDS`.
+#: :data:`lab.judge_rates.FIELDS`.
 CLASSES = ((1, 1), (1, 0), (0, 1), (0, 0))
 #: EM sweeps for the class shares; a share's Dirichlet(1/2) prior keeps an unseen class possible.
 EM_STEPS = 200

@@ -1,6 +1,6 @@
 """A simulated project on disk for the raters' audit: the pipeline's tables of one seeded run written where the
-stages write them (no DVC: the same library functions in-process, sideways.testing.coverage), and a label log by
-annotators of known care (sideways.testing.annotators). The tests' helper and benchmarks/rater_audit_cost.py write
+stages write them (no DVC: the same library functions in-process, lab.coverage), and a label log by
+annotators of known care (lab.annotators). The tests' helper and benchmarks/rater_audit_cost.py write
 it from the repository's own params.yaml (``repo``)."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from lab.annotators import Annotator, relabel
+from lab.coverage import resize_riddles, simulate_run
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.artifacts import paths
 from sideways.artifacts.io import write_table
 from sideways.artifacts.schema import ANNOTATIONS, JUDGMENTS, JURY, PREDICTIONS, RIDDLES, conform
 from sideways.config.params import Params, parse_params, raw_params
 from sideways.sources.demo import load_demo
-from sideways.testing.annotators import Annotator, relabel
-from sideways.testing.coverage import resize_riddles, simulate_run
 
 
 def sim_params(repo: Path, splits: tuple[str, ...], justification: float | None) -> tuple[dict[str, Any], Params]:
