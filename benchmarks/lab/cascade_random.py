@@ -1,5 +1,5 @@
 """A measured escalation rule for the cascaded jury, not the pipeline's: also escalate a seeded random share of the
-settled rows (docs/method.md §2, "Escalating a random share of the settled rows"). ``benchmarks/real_coverage.py
+settled rows (docs/method.md §2, "Escalating a random share of the settled rows"). ``benchmarks/studies/real_coverage.py
 --random SHARE`` measures it beside the plain rule (:mod:`sideways.scoring.cascade`).
 
 Why: whether a row is escalated then depends on the first judges' verdicts and a coin that depends on nothing

@@ -1,6 +1,6 @@
 """A measured escalation rule for the cascaded jury, not the pipeline's: also escalate the rows a verdicts-only
 latent-class fit of the first judges is unsure of (docs/method.md §2, "Escalating where a verdicts-only fit is
-unsure"). ``benchmarks/real_coverage.py --unsure LO,HI`` measures it beside the plain rule
+unsure"). ``benchmarks/studies/real_coverage.py --unsure LO,HI`` measures it beside the plain rule
 (:mod:`sideways.scoring.cascade`); it lives apart because it fits :mod:`sideways.scoring.latent_class`, which reads
 the plain rule.
 """
@@ -24,7 +24,7 @@ def unsure(judgments: pd.DataFrame, keys: pd.DataFrame, first: Mapping[str, Sequ
     model's rows alone (what a model's judge job sees between its two rounds), seeded by ``seed`` and the model.
 
     Measured as an escalation rule beside :func:`sideways.scoring.cascade.escalated`
-    (``benchmarks/real_coverage.py --unsure``, docs/method.md §2): on settled rows the fit's probability is one
+    (``benchmarks/studies/real_coverage.py --unsure``, docs/method.md §2): on settled rows the fit's probability is one
     number per (model, verdict pattern), so a band escalates whole patterns of a model or none."""
     out = np.zeros(len(keys), dtype=bool)
     at = {k: i for i, k in enumerate(zip(keys["riddle_id"], keys["model"], strict=True))}

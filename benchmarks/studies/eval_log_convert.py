@@ -6,7 +6,7 @@ stores) and the median wall seconds of a conversion and of the whole read (conve
 ``--repeats`` runs. Needs an ``inspect`` (``$SIDEWAYS_INSPECT``, ``inspect`` on PATH, or ``--inspect``;
 ``make harness`` installs inspect-ai in .venv-harness)::
 
-    .venv/bin/python benchmarks/eval_log_convert.py --inspect .venv-harness/bin/inspect --repeats 3
+    .venv/bin/python benchmarks/studies/eval_log_convert.py --inspect .venv-harness/bin/inspect --repeats 3
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from sideways.imports.inspect_log import read_inspect_log
 from sideways.imports.inspect_tool import ENV, convert_eval, inspect_executable
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOGS = sorted((ROOT / "tests" / "data" / "imported" / "inspect").rglob("*.eval"))
 
 

@@ -1,13 +1,13 @@
 """Does the annotator audit flag a careless and a random annotator, where they bias a score, and not the careful?
 
 Usage:
-  python benchmarks/annotator_audit.py [--seeds N] [--first-seed S0] [--riddles R] [--share S [S ...]]
-                                       [--justification P] [--rate E] [--double D] [--first-double K]
-                                       [--json OUT]
+  python benchmarks/studies/annotator_audit.py [--seeds N] [--first-seed S0] [--riddles R] [--share S [S ...]]
+                                               [--justification P] [--rate E] [--double D] [--first-double K]
+                                               [--json OUT]
 
 One run is one seed of the simulated llm split (the default params.yaml world, R riddles: the demo's and renamed
-copies, in-process, lab.coverage), labelled at each share by five annotators (sideways.testing
-.annotators): three careful, one careless (the justification label copied from the answer label) and one random
+copies, in-process, lab.coverage), labelled at each share by five annotators
+(lab.annotators): three careful, one careless (the justification label copied from the answer label) and one random
 (each field flipped with probability E, default 0.05), each prediction to one of them by a seeded coin, a careful
 second label on a share D of them, and each annotator's K first labels (default 50, params.yaml's
 annotations.first_double) second labels on predictions another annotator labelled first. Per run and share:
@@ -40,8 +40,9 @@ from typing import Any
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 from lab.annotators import Annotator, relabel, team  # noqa: E402
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402

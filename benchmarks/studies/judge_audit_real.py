@@ -2,7 +2,7 @@
 verdicts show on the human labels of a layton-eval-ppi calibration file.
 
 Usage:
-  python benchmarks/judge_audit_real.py [--file F] [--split llm] [--seed S] [--json OUT]
+  python benchmarks/studies/judge_audit_real.py [--file F] [--split llm] [--seed S] [--json OUT]
 
 The file (default: the LLM split vendored in reproductions/layton-eval/data/) is read by the project's importer;
 the jury is built from each model's panel (the judges that gave it a verdict). Per judge, field (answer,
@@ -28,8 +28,9 @@ from typing import Any
 import pandas as pd
 from scipy.stats import beta
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 from lab.judge_rates import labelled_verdicts  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402

@@ -1,8 +1,8 @@
 """Do the judges' rates transfer between riddle sets and between the models they grade? Read on real labels.
 
 Usage:
-  python benchmarks/judge_rates.py [--file F] [--split llm] [--sets REGEX] [--against F2 [--against-split S]]
-                                   [--json OUT]
+  python benchmarks/studies/judge_rates.py [--file F] [--split llm] [--sets REGEX] [--against F2 [--against-split S]]
+                                           [--json OUT]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/), read by the project's own importer. Every judge's verdicts on the labelled
@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 from lab.judge_rates import labelled_verdicts, pooled, riddle_set, simulated_ratios, spreads  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402

@@ -1,4 +1,4 @@
-"""benchmarks/real_coverage.py: every interval's coverage on a layton-eval calibration file of any shape."""
+"""benchmarks/studies/real_coverage.py: every interval's coverage on a layton-eval calibration file of any shape."""
 
 from __future__ import annotations
 

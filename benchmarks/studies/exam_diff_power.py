@@ -2,9 +2,9 @@
 an identical model, and how often it sees a real one of 2, 5 and 10 points.
 
 Usage:
-  python benchmarks/exam_diff_power.py (--matrix FILE | --layton FILE | --world 2pl|misspecified)
-                                       [--models M] [--items N] [--deltas 2,5,10] [--repeats R] [--seed S]
-                                       [--json OUT]
+  python benchmarks/studies/exam_diff_power.py (--matrix FILE | --layton FILE | --world 2pl|misspecified)
+                                               [--models M] [--items N] [--deltas 2,5,10] [--repeats R] [--seed S]
+                                               [--json OUT]
 
 The per-item results are real when they come from a file: --matrix reads a response matrix in py-irt's
 JSONL layout (as benchmarks/subset_coverage.py), --layton a layton-eval calibration file (each model's
@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

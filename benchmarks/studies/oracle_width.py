@@ -1,9 +1,9 @@
 """How narrow can an honest interval be? The oracle's interval beside v1's and latent's, same runs (docs/method.md §6).
 
 Usage:
-  python benchmarks/oracle_width.py [--seeds N] [--shares 0.1667,0.5] [--judge-quality Q] [--models M]
-                                    [--label-noise E] [--slip S] [--model-spread S] [--hidden-difficulty SD]
-                                    [--parts] [--unknown-models] [--json OUT]
+  python benchmarks/studies/oracle_width.py [--seeds N] [--shares 0.1667,0.5] [--judge-quality Q] [--models M]
+                                            [--label-noise E] [--slip S] [--model-spread S] [--hidden-difficulty SD]
+                                            [--parts] [--unknown-models] [--json OUT]
 
 For each split and label share, over simulated runs (demo riddles, params.yaml's models and judges as
 changed): the oracle's 95% set of each model's count of right answers (lab.oracle: every row's
@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 from lab.cards import previous_round_card  # noqa: E402
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402

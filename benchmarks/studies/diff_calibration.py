@@ -1,9 +1,9 @@
 """Is `sideways diff` calibrated? Null changes and power, in simulation, in-process (docs/method.md §8).
 
 Usage:
-  python benchmarks/diff_calibration.py [--seeds N] [--power-seeds N] [--scale 1 10]
-                                        [--points 2 5 10] [--model atlas-mini] [--replicates B] [--json OUT]
-                                        [--posterior latent|v1|hierarchical]
+  python benchmarks/studies/diff_calibration.py [--seeds N] [--power-seeds N] [--scale 1 10]
+                                                [--points 2 5 10] [--model atlas-mini] [--replicates B] [--json OUT]
+                                                [--posterior latent|v1|hierarchical]
 
 (a) Null changes: the same models, predictions and truth; B's judges and annotators draw with
     another seed. Prints, per split and scale, the share of rows called "no detectable change"
@@ -29,8 +29,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 
 from lab.changes import null_rate, power  # noqa: E402

@@ -1,4 +1,4 @@
-"""The judges' rates against real labels (lab.judge_rates, benchmarks/judge_rates.py): by riddle set
+"""The judges' rates against real labels (lab.judge_rates, benchmarks/studies/judge_rates.py): by riddle set
 and by model graded, and the test's reach at a file's counts."""
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """How often the 95% intervals cover the truth on real judges: a layton-eval calibration file.
 
 Usage:
-  python benchmarks/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
-                                     [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
-                                     [--field both_correct] [--cascade ORDER|all [--first 2] [--unasked marginal]
-                                     [--unsure LO,HI] [--random SHARE]]
-                                     [--order random|uncertain|width|latent]
+  python benchmarks/studies/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
+                                             [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
+                                             [--field both_correct]
+                                             [--cascade ORDER|all [--first 2] [--unasked marginal]
+                                             [--unsure LO,HI] [--random SHARE]]
+                                             [--order random|uncertain|width|latent]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -85,8 +86,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

@@ -1,9 +1,10 @@
 """How many human labels each annotation queue needs to reach a mean half-width.
 
 Usage:
-  python benchmarks/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
-                                      [--target POINTS] [--step 3] [--policies random,holes,width,uncertain,latent]
-                                      [--refit N] [--json OUT] [--quick]
+  python benchmarks/studies/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
+                                              [--target POINTS] [--step 3]
+                                              [--policies random,holes,width,uncertain,latent]
+                                              [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
 in-process pipeline of lab.coverage). Five policies order the predictions to label:
@@ -38,8 +39,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

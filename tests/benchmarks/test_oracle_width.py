@@ -1,4 +1,4 @@
-"""The oracle's interval (lab.oracle, benchmarks/oracle_width.py): Bayes' rule with the simulator's
+"""The oracle's interval (lab.oracle, benchmarks/studies/oracle_width.py): Bayes' rule with the simulator's
 own parameters, the floor of an honest interval's width."""
 
 from __future__ import annotations

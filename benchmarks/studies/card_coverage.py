@@ -1,17 +1,19 @@
 """Judge cards on real judges: a card from one set of riddles' labels, the intervals on another's.
 
 Usage:
-  python benchmarks/card_coverage.py [--file F] [--split llm] [--card-riddles REGEX | --card-file F2 [--card-split S]]
-                                     [--shares 0.125,0.25,0.5] [--repeats 100] [--seed 0] [--min-labels 50] [--json OUT]
+  python benchmarks/studies/card_coverage.py [--file F] [--split llm]
+                                             [--card-riddles REGEX | --card-file F2 [--card-split S]]
+                                             [--shares 0.125,0.25,0.5] [--repeats 100] [--seed 0] [--min-labels 50]
+                                             [--json OUT]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in reproductions/layton-eval/data/).
 Its labelled predictions on riddles whose id matches --card-riddles (default `W`: layton-eval's weekly puzzles) make
 the card (lab.cards: each judge's rates per field against the labels); the population is the labelled
 predictions on the other riddles, each model with at least --min-labels of them, measured as
-benchmarks/real_coverage.py measures (a share of each model's labels kept, the rest hidden, the interval for the share
-right among the model's population rows; both-correct). With --card-file the card comes from every labelled prediction
-of another calibration file instead (another split judged by the same judges: do their rates carry between splits?),
-and the population is every labelled prediction of --file. Intervals, on the same repeats:
+benchmarks/studies/real_coverage.py measures (a share of each model's labels kept, the rest hidden, the interval for
+the share right among the model's population rows; both-correct). With --card-file the card comes from every labelled
+prediction of another calibration file instead (another split judged by the same judges: do their rates carry between
+splits?), and the population is every labelled prediction of --file. Intervals, on the same repeats:
 
 - `card`: the latent posterior's machinery (vote bins, the pool's offsets, the (kappa, sigma) grid weighed by the kept
   labels; lab.width_parts.binned_intervals) started from the card's rows: each row's P(both right | its
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 

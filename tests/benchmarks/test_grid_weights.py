@@ -1,4 +1,4 @@
-"""benchmarks/grid_weights.py: the latent prior's posterior weight over its (kappa, sigma) grid."""
+"""benchmarks/studies/grid_weights.py: the latent prior's posterior weight over its (kappa, sigma) grid."""
 
 from __future__ import annotations
 

@@ -2,11 +2,11 @@
 number of labels, from none, beside the simulated labels the project starts with.
 
 Usage:
-  python benchmarks/label_widths.py [--seeds 3] [--splits llm vlm] [--counts 0 10 20 40 80 160 320]
-                                    [--posterior latent] [--queue POLICY] [--quick]
+  python benchmarks/studies/label_widths.py [--seeds 3] [--splits llm vlm] [--counts 0 10 20 40 80 160 320]
+                                            [--posterior latent] [--queue POLICY] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of lab.coverage, as benchmarks/label_policies.py). First the mean
+in-process pipeline of lab.coverage, as benchmarks/studies/label_policies.py). First the mean
 half-width, in points, with the default simulated labels (``annotations.share`` of each model's
 predictions, a seeded sample): what a project shows before anyone labels. Then with real labels
 only (``annotations.source: file``), taken in the order the annotation app's default queue
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 

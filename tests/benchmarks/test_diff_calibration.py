@@ -1,4 +1,4 @@
-"""A small, fast version of benchmarks/diff_calibration.py: `sideways diff` calls null changes
+"""A small, fast version of benchmarks/studies/diff_calibration.py: `sideways diff` calls null changes
 "no detectable change" and sees a real one (docs/method.md §8)."""
 
 from __future__ import annotations

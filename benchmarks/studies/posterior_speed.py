@@ -1,7 +1,7 @@
 """CPU seconds of the calibrate stage's work (score_models) per posterior, on one simulated split.
 
 Usage:
-  python benchmarks/posterior_speed.py [--models default,48] [--share 0.1667] [--repeats 3] [--seed 0]
+  python benchmarks/studies/posterior_speed.py [--models default,48] [--share 0.1667] [--repeats 3] [--seed 0]
 
 For each model count (`default`: params.yaml's models, or a number of simulated models, as in
 benchmarks/interval_coverage.py), one simulated run of the llm split (the demo's riddles,
@@ -20,8 +20,9 @@ import time
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402

@@ -6,8 +6,8 @@ that environment's size and package count, the seconds of CPU of importing its l
 ``pip install --dry-run`` says it would add to, or change in, this environment (a downgrade of a package
 the project resolved is a conflict with its pins). Prints the figures; changes nothing here::
 
-    .venv/bin/python benchmarks/harness_install.py                   # inspect-ai==0.3.285
-    .venv/bin/python benchmarks/harness_install.py --package lm-eval==0.4.13 --module lm_eval
+    .venv/bin/python benchmarks/studies/harness_install.py                   # inspect-ai==0.3.285
+    .venv/bin/python benchmarks/studies/harness_install.py --package lm-eval==0.4.13 --module lm_eval
 """
 
 from __future__ import annotations

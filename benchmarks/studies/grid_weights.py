@@ -1,10 +1,10 @@
 """What the labels say about the latent prior's (kappa, sigma): its posterior weight over the grid (docs/method.md §6).
 
 Usage:
-  python benchmarks/grid_weights.py [--file F] [--split llm] [--min-labels 50] [--field both_correct]
-                                    [--shares 0.125,0.25,0.5,1] [--repeats 6]
-  python benchmarks/grid_weights.py --simulated [--seeds 8] [--shares 0.1667,0.5,1] [--judge-quality Q]
-                                    [--model-spread S] [--models M] [--json OUT]
+  python benchmarks/studies/grid_weights.py [--file F] [--split llm] [--min-labels 50] [--field both_correct]
+                                            [--shares 0.125,0.25,0.5,1] [--repeats 6]
+  python benchmarks/studies/grid_weights.py --simulated [--seeds 8] [--shares 0.1667,0.5,1] [--judge-quality Q]
+                                            [--model-spread S] [--models M] [--json OUT]
 
 The latent prior (sideways.scoring.latent_prior) starts each (model, jury-score bin) at the latent-class fit's
 prediction and weighs the points of a (kappa, sigma) grid (sideways.scoring.hierarchy.GRID, uniform prior) by the
@@ -15,7 +15,7 @@ nothing; 1: they chose one point), and the weight on kappa <= 4 and on kappa >= 
 
 Real (default): a layton-eval calibration file (default: the vendored LLM split), its labelled predictions of the
 models with at least `--min-labels` labels as the population, a share of each model's labels kept as
-benchmarks/real_coverage.py keeps them (the same seeded draws), `--repeats` draws a share. `--simulated`: the
+benchmarks/studies/real_coverage.py keeps them (the same seeded draws), `--repeats` draws a share. `--simulated`: the
 simulated pipeline's runs (demo riddles, params.yaml's models and judges as changed), both splits, `--seeds` runs a
 share. Seeded: the same arguments give the same output.
 """
@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmarks/lab
 
 import real_coverage  # noqa: E402  (beside this script)
 

@@ -1,4 +1,4 @@
-"""benchmarks/label_policies.py: labels each annotation queue needs to reach today's mean half-width."""
+"""benchmarks/studies/label_policies.py: labels each annotation queue needs to reach today's mean half-width."""
 
 from __future__ import annotations
 
