@@ -6,7 +6,7 @@ Usage:
                                 [--riddles R] [--first-seed S0] [--kappa K [K ...]] [--json OUT]
   python benchmarks/interval_coverage.py --grid full|base|hard|quick --seeds N [--first-seed S0] [--json OUT]
 
-- `--grid`: the coverage grid (sideways.testing.coverage.GRID: the default and harder worlds,
+- `--grid`: the coverage grid (lab.coverage.GRID: the default and harder worlds,
   among them judges that err together, judges whose rates depend on the model, the fourth class
   and noisy annotators; `quick`: a 4-model one for the tests), one markdown row per cell: every
   posterior (each `calibration.posterior`) and the published interval (exact) on the same runs,
@@ -32,7 +32,7 @@ Usage:
 Prints, per split and interval: coverage ± binomial standard error (over all intervals; the
 models of one run share a pool, so this se is a little optimistic), completed runs, mean
 half-width in points; then the wall time and the load average. Runs in-process, without DVC
-(sideways.testing.coverage), from the bundled demo riddles and params.yaml.
+(lab.coverage), from the bundled demo riddles and params.yaml.
 
 The issue asked for benchmarks/coverage.py: that name shadows the `coverage` package for
 everything imported with benchmarks/ on sys.path (numba, under ppi_py, probes `import coverage`),
@@ -52,11 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 
-from sideways.artifacts.io import write_json  # noqa: E402
-from sideways.config.params import Params, raw_params  # noqa: E402
-from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
-from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import (  # noqa: E402
+from lab.coverage import (  # noqa: E402
     FULL_GRID,
     GRID,
     HARD_GRID,
@@ -68,6 +64,10 @@ from sideways.testing.coverage import (  # noqa: E402
     share_for,
     split_riddles,
 )
+from sideways.artifacts.io import write_json  # noqa: E402
+from sideways.config.params import Params, raw_params  # noqa: E402
+from sideways.scoring.posterior import KAPPA_MAX  # noqa: E402
+from sideways.sources.demo import load_demo  # noqa: E402
 
 GRIDS = {"full": FULL_GRID, "base": GRID, "hard": HARD_GRID, "quick": QUICK_GRID}
 

@@ -85,7 +85,8 @@ def bench_reference(jury, annotations, models, ref_b) -> float | None:
     """Seconds per model at B = 10,000, extrapolated from ``ref_b`` replicates; None without ppi_py."""
     try:
         import ppi_py  # noqa: F401
-        from ppi_reference import reference_replicates
+
+        from lab.ppi_reference import reference_replicates
     except ImportError:
         print("  reference: ppi_py is not installed (pip install ppi-python==0.2.3, a test dependency); skipped")
         return None

@@ -15,7 +15,7 @@ every model's true rank is in its set (the stated 95%, with its binomial se), th
 models whose true rank is in its set, the mean set size in ranks; for the rank set as every view
 shows it (widened to agree with the pairwise verdicts, docs/method.md §5), the joint set before
 that widening, and the rank spread (best <--> worst from overlapping intervals, §5) beside them. Runs in-process
-(sideways.testing.coverage), from the bundled demo riddles and params.yaml; no DVC.
+(lab.coverage), from the bundled demo riddles and params.yaml; no DVC.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO / "src"))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.artifacts.schema import POSTERIORS  # noqa: E402
@@ -46,7 +47,6 @@ from sideways.scoring.rank_sets import rank_sets  # noqa: E402
 from sideways.scoring.ranking import rank_leaderboard  # noqa: E402
 from sideways.simulation.truth import true_scores  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
-from sideways.testing.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:

@@ -5,7 +5,7 @@ and computing it without one), against the command's own start.
 Usage:
   python benchmarks/rater_audit_cost.py [--riddles R] [--repeats N]
 
-The project (sideways.testing.audit_project): the llm split of params.yaml's default world, R riddles (default 60)
+The project (lab.audit_project): the llm split of params.yaml's default world, R riddles (default 60)
 x its 6 models, every prediction labelled by five annotators (three careful, one careless, one random; a careful
 second label on 10% of them) in data/labels/llm.jsonl, the calibrate stage run once to write its record. Each command
 runs N times (default 5) as a fresh process; the CPU time (user + system, the process and its children) and the wall
@@ -28,9 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from lab.annotators import team  # noqa: E402
+from lab.audit_project import audit_project  # noqa: E402
 from sideways.artifacts import paths  # noqa: E402
-from sideways.testing.annotators import team  # noqa: E402
-from sideways.testing.audit_project import audit_project  # noqa: E402
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:

@@ -7,7 +7,7 @@ Usage:
 
 FILE is a response matrix in py-irt's JSONL layout, one line per model:
 {"subject_id": "model-a", "responses": {"q1": 1, "q2": 0, ...}} (items answered by every model are
-kept). --world draws a seeded matrix instead (sideways.testing.response_worlds: a 2PL IRT world, or
+kept). --world draws a seeded matrix instead (lab.response_worlds: a 2PL IRT world, or
 a misspecified one with two skills, guessing and noise items); --write-matrix saves it.
 
 Each model is held out in turn: the others' results give every item its ease, the held-out
@@ -34,11 +34,11 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 
+from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
 from sideways.exams.matrix import ResponseMatrix, matrix_lines, read_matrix  # noqa: E402
 from sideways.exams.sample import Estimate, design, ease, estimate, random_estimate, strata, strata_count  # noqa: E402
-from sideways.testing.response_worlds import WORLDS, response_matrix  # noqa: E402
 
 DEFAULT = "stratified_ppi"
 

@@ -1,15 +1,17 @@
-"""No script in benchmarks/ may take the name of a module someone else imports.
+"""No script in benchmarks/ or benchmarks/studies/, nor the package benchmarks/lab, may take the name of a
+module someone else imports, nor a name the other folder uses.
 
-benchmarks/ is on sys.path twice over: pytest's ``pythonpath`` (the tests import the reference
-code by bare name) and as sys.path[0] of every script run from it. A script named like a module
-shadows it for everything imported there: ``benchmarks/coverage.py`` made numba's optional
-``import coverage`` (through ppi_py) find the script and fail.
+Both folders are on sys.path twice over: pytest's ``pythonpath`` (the tests import the scripts by bare name and
+their shared code as ``lab``) and as sys.path[0] of every script run from them (a study puts benchmarks/ there
+too, for ``lab``). A script named like a module shadows it for everything imported there:
+``benchmarks/coverage.py`` made numba's optional ``import coverage`` (through ppi_py) find the script and fail.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import sys
+from pathlib import Path
 
 from helpers import ROOT
 
@@ -26,7 +28,30 @@ def _top_level_modules() -> set[str]:
     return names
 
 
+def clashes(benchmarks: Path, taken: set[str]) -> list[str]:
+    """Each script (or package) of ``benchmarks`` named like a module of ``taken`` or like one in the other folder."""
+    guards = {p.stem: p for p in benchmarks.glob("*.py")}
+    studies = {p.stem: p for p in (benchmarks / "studies").glob("*.py")}
+    packages = {p.name: p for p in benchmarks.iterdir() if (p / "__init__.py").is_file()}
+    found = [f"{p.relative_to(benchmarks)}: named like an importable module"
+             for p in (*guards.values(), *studies.values(), *packages.values()) if p.name.removesuffix(".py") in taken]
+    found += [f"{studies[name].relative_to(benchmarks)}: named like {guards.get(name) or packages[name]}"
+              for name in sorted(studies.keys() & (guards.keys() | packages.keys()))]
+    return sorted(found)
+
+
 def test_no_benchmark_script_shadows_a_module():
-    taken = _top_level_modules()
-    clashes = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if p.stem in taken)
-    assert not clashes, f"benchmarks/ scripts named like importable modules: {clashes}"
+    assert clashes(ROOT / "benchmarks", _top_level_modules()) == []
+
+
+def test_a_study_named_like_a_module_or_a_guard_is_named(tmp_path):
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "__init__.py").write_text("")
+    for name in ("report.py", "studies/report.py", "studies/coverage.py", "studies/lab.py"):
+        (tmp_path / name).write_text("")
+    assert clashes(tmp_path, {"coverage"}) == [
+        "studies/coverage.py: named like an importable module",
+        f"studies/lab.py: named like {tmp_path / 'lab'}",
+        f"studies/report.py: named like {tmp_path / 'report.py'}",
+    ]

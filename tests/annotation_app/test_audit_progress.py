@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers.audit_project import audit_project
 from helpers.browser import ConsoleLog
 from helpers.label_project import Served, finished_audit
-from sideways.testing.annotators import team
+from lab.annotators import team
 
 
 def test_progress_flags_the_careless_annotator_and_the_page_shows_it(tmp_path, browser):

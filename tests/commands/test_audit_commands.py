@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from helpers.audit_project import audit_project, sim_params
+from lab.annotators import team
 from sideways.cli import main
-from sideways.testing.annotators import team
 
 RATE = re.compile(r"(\d\.\d\d) \[(\d\.\d\d), (\d\.\d\d)\]")
 

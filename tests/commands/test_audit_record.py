@@ -13,6 +13,7 @@ import pytest
 from helpers import ROOT
 from helpers.audit_project import audit_project, sim_params
 from helpers.harness import env
+from lab.annotators import team
 from sideways.artifacts import paths
 from sideways.cli import main
 from sideways.commands import audit as audit_command
@@ -20,7 +21,6 @@ from sideways.report import audit as report_audit
 from sideways.report.build import build_report
 from sideways.report.inputs import read_split
 from sideways.scoring import rater_audit
-from sideways.testing.annotators import team
 
 HEADER = {"commit": None, "dirty": None, "params": "p", "data": "d"}
 

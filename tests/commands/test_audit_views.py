@@ -18,6 +18,7 @@ from helpers import ROOT
 from helpers.audit_project import audit_project, sim_params
 from helpers.harness import env
 from helpers.label_project import Served, finished_audit
+from lab.annotators import relabel, team
 from sideways.annotation.rater_labels import audit_labels
 from sideways.artifacts import paths
 from sideways.cli import main
@@ -26,7 +27,6 @@ from sideways.report.build import build_report
 from sideways.report.inputs import read_split
 from sideways.scoring.annotator_audit import FLAG_RATIO
 from sideways.scoring.rater_audit import annotator_audits
-from sideways.testing.annotators import relabel, team
 
 HEADER = {"commit": None, "dirty": None, "params": "p", "data": "d"}
 

@@ -1,4 +1,4 @@
-"""benchmarks/exam_diff_power.py: the paired exam diff's false calls and power, on a matrix or a calibration file."""
+"""benchmarks/studies/exam_diff_power.py: the paired exam diff's false calls and power, on a matrix or a calibration file."""
 
 from __future__ import annotations
 
@@ -7,19 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import exam_diff_power
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
+from sideways.core.errors import SidewaysError
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import exam_diff_power  # noqa: E402
-
-from sideways.core.errors import SidewaysError  # noqa: E402
-
-SCRIPT = ROOT / "benchmarks" / "exam_diff_power.py"
+SCRIPT = ROOT / "benchmarks" / "studies" / "exam_diff_power.py"
 
 
 def _calibration_row(model: str, riddle: str, votes: list[bool | None]) -> str:

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
+from lab.response_worlds import response_matrix
 from sideways.exams.matrix import MatrixError, ResponseMatrix, matrix_lines, parse_matrix, read_matrix
 from sideways.exams.sample import design, ease, estimate, random_estimate, strata, strata_count
-from sideways.testing.response_worlds import response_matrix
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

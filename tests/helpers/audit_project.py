@@ -1,4 +1,4 @@
-"""A simulated project on disk for the raters' audit (sideways.testing.audit_project) from this repository's
+"""A simulated project on disk for the raters' audit (lab.audit_project) from this repository's
 params.yaml."""
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ import pandas as pd
 import yaml
 
 from helpers import ROOT
+from lab import audit_project as world
 from sideways.artifacts import paths
 from sideways.config.params import Params
-from sideways.testing import audit_project as world
 
 
 def sim_params(splits: tuple[str, ...], justification: float | None) -> tuple[dict[str, Any], Params]:
-    """This repository's params on ``splits`` (:func:`sideways.testing.audit_project.sim_params`)."""
+    """This repository's params on ``splits`` (:func:`lab.audit_project.sim_params`)."""
     return world.sim_params(ROOT, splits, justification)
 
 
 def audit_project(root: Path, **options: Any) -> Path:
-    """:func:`sideways.testing.audit_project.audit_project` from this repository's params."""
+    """:func:`lab.audit_project.audit_project` from this repository's params."""
     return world.audit_project(root, ROOT, **options)
 
 

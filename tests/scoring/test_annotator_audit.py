@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from helpers import ROOT
 from helpers.audit_project import sim_params
+from lab.annotators import relabel, team
+from lab.coverage import simulate_run, split_riddles
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.annotation.log import replay
 from sideways.annotation.rater_labels import event_labels
@@ -33,8 +35,6 @@ from sideways.scoring.annotator_audit import (
     pair_tests,
 )
 from sideways.sources.demo import load_demo
-from sideways.testing.annotators import relabel, team
-from sideways.testing.coverage import simulate_run, split_riddles
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sideways.scoring import cascade, cascade_random, cascade_unsure, latent_class
+from lab import cascade_random, cascade_unsure
+from sideways.scoring import cascade, latent_class
 
 JUDGES = ("ja", "jb", "jc")
 VERDICT = st.sampled_from([None, True, False])

@@ -10,13 +10,13 @@ import pytest
 
 from helpers import ROOT
 from helpers.audit_project import sim_params
+from lab.coverage import simulate_run, split_riddles
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.config.params import raw_params
 from sideways.scoring import cascade
 from sideways.scoring.jury import jury_table
 from sideways.scoring.rater_audit import audit_summary, inputs_digest, judge_audit_table
 from sideways.sources.demo import load_demo
-from sideways.testing.coverage import simulate_run, split_riddles
 
 FIELDS = {"answer": ("is_answer_correct", "human_answer_correct"),
           "justification": ("is_justification_correct", "human_justification_correct")}

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from helpers import ROOT
+from lab.changes import pipeline_version
+from lab.coverage import split_riddles
 from sideways.config.params import Params, parse_params
 from sideways.scoring.changes import SplitVersion, split_changes
 from sideways.scoring.pairwise import pairwise
 from sideways.scoring.ranking import rank_leaderboard, ranked_columns
 from sideways.sources.demo import load_demo
-from sideways.testing.changes import pipeline_version
-from sideways.testing.coverage import split_riddles
 
 
 @pytest.fixture(scope="module")

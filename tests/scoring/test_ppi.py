@@ -1,5 +1,5 @@
 """sideways.scoring.ppi against brute-force enumeration, an independent exact reference and its own
-Monte Carlo limit; and benchmarks/ppi_reference.py (the PPI++ point estimate, the reference procedure)
+Monte Carlo limit; and benchmarks/lab/ppi_reference.py (the PPI++ point estimate, the reference procedure)
 against ppi_py."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-# benchmarks/ is on the test path (pyproject): the scripts there import each other by bare name too.
-from ppi_reference import power_tuned_lambda, ppi_mean_pointestimate, reference_replicates
-
 from helpers.exact_reference import exact_interval
+
+# benchmarks/ is on the test path (pyproject): the scripts there import each other by bare name too.
+from lab.ppi_reference import power_tuned_lambda, ppi_mean_pointestimate, reference_replicates
 from sideways.scoring.calibration import model_interval, model_rng
 from sideways.scoring.ppi import (
     binomial_pmf,

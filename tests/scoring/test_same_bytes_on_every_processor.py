@@ -19,12 +19,15 @@ from helpers import ROOT
 SCRIPT = """
 import copy, json, sys
 from pathlib import Path
-from sideways.config.params import parse_params, raw_params
-from sideways.sources.demo import load_demo
-from sideways.testing.changes import pipeline_version
-from sideways.testing.coverage import split_riddles
 
 root = sys.argv[1]
+sys.path.insert(0, root + "/benchmarks")  # lab, not installed
+
+from sideways.config.params import parse_params, raw_params
+from sideways.sources.demo import load_demo
+from lab.changes import pipeline_version
+from lab.coverage import split_riddles
+
 base = raw_params(Path(root) / "params.yaml")[0]
 riddles = split_riddles(load_demo(root + "/data/riddles/demo.jsonl"), "llm")
 out = {}

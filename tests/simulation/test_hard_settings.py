@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lab.coverage import Setting, setting_params
 from sideways.annotation.labels import seeded_sample, simulate_labels
 from sideways.backends.base import RunContext
 from sideways.backends.sim import SimJudge, SimPredictor
@@ -18,7 +19,6 @@ from sideways.config.options import SimJudgeOptions, SimModelOptions
 from sideways.config.params import JudgeSpec, ModelSpec, parse_params
 from sideways.core.errors import ParamsError
 from sideways.simulation.truth import truth
-from sideways.testing.coverage import Setting, setting_params
 
 
 def model(key, provider="openai", skill=0.5, **opts):

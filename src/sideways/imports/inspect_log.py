@@ -11,7 +11,7 @@ zip whose members are compressed with zstandard: it is converted by inspect's ow
 (:attr:`ImportedRun.converted`) so that ``sideways import-run`` stores it: the pipeline then never needs
 inspect. inspect_ai is not an optional extra either: 0.3.285 pins ``fsspec<=2026.6.0``, below the fsspec
 and s3fs that DVC's S3 remote resolves to here, and adds 23 packages to the environment
-(``benchmarks/harness_install.py``).
+(``benchmarks/studies/harness_install.py``).
 
 A sample's score is its scorer's value (the scorer asked for, else the log's only one, else its
 headline scorer): ``C`` (correct) 1, ``I`` (incorrect) and ``N`` (no answer) 0, ``P`` (partial)

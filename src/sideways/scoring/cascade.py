@@ -4,7 +4,7 @@ the rest only where those disagree.
 Why: most predictions are graded the same by any two frontier judges; a third verdict there adds little, and it
 is a third of the judge bill. The rule is one function of the first judges' verdicts, used by the judge stage
 (which rows the next round of batches sends), by the latent posterior (which verdicts were not asked, and are
-therefore marginalised rather than read as "no verdict") and by ``benchmarks/real_coverage.py --cascade``
+therefore marginalised rather than read as "no verdict") and by ``benchmarks/studies/real_coverage.py --cascade``
 (which verdicts a cascaded run would not have had).
 
 A row is *settled* when every one of its first judges returned a verdict (status ok) on the answer and on the
@@ -58,7 +58,7 @@ def escalated(judgments: pd.DataFrame, keys: pd.DataFrame, first: Mapping[str, S
 
 
 #: A further escalation rule: per (riddle_id, model) row of ``keys``, whether the next judges grade it too, from
-#: the judgments and each model's first judges (``sideways.scoring.cascade_unsure.unsure_rule`` is one, measured).
+#: the judgments and each model's first judges (``lab.cascade_unsure.unsure_rule`` is one, measured).
 Escalate = Callable[[pd.DataFrame, pd.DataFrame, Mapping[str, Sequence[str]]], BoolArray]
 
 

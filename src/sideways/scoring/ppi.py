@@ -9,7 +9,7 @@ The stratified bootstrap draws, for every jury-score bin v of the evaluated mode
 labelled rows with replacement from the pool rows of bin v. The drawn set then has exactly the
 model's histogram, so ``mean(Yhat) == mean(Yhat_unlabeled)`` and the PPI++ estimate of every
 replicate is ``mean(Y)`` whatever lambda is (no PPI++ estimator is needed here; a numpy one,
-checked against ``ppi_py``, is in benchmarks/ppi_reference.py). Replicate b is therefore
+checked against ``ppi_py``, is in benchmarks/lab/ppi_reference.py). Replicate b is therefore
 
     theta_b = (1/n) * sum_v S_v,   S_v ~ Binomial(n_v, p_v) independent,
 

@@ -126,7 +126,7 @@ def _shared_uniforms(seed: int, judge: str, model: str, riddle: str, corr: float
 
 def lenient(rate: float, z: float) -> float:
     """``rate`` moved by a model's leniency ``z`` on the logit scale: what a judge's rate is on that model's rows
-    (the draw here and the oracle's Bayes rule, sideways.testing.oracle, read the same)."""
+    (the draw here and the oracle's Bayes rule, lab.oracle, read the same)."""
     return _sigmoid(_logit(rate) + z)
 
 
