@@ -99,7 +99,9 @@ exam page first question cards (tab click to first card filled): median 270 ms
 """,
     "scaling": """models | stages | full repro | commands alone | no-op repro | dvc status | add one model | full / model
 6 | 17 | 15.3 | 11.7 | 0.9 | 0.7 | 11.7 | 2.55
+6 models: peak 268 MB in the full repro, CPU 29 s in the full repro and 20.0 s in add one; load before 5.14 2.61 1.66
 48 | 17 | 43.0 | 35.8 | 1.0 | 0.8 | 23.9 | 0.90
+48 models: peak 387 MB in the full repro, CPU 55 s in the full repro and 30.0 s in add one; load before 3.66 2.74 1.79
 seconds, 1 run each; load average after: 2.20 1.00 0.50, 2 cores
 """,
     "wall_time": """L = 240 s, k = 3 batch judges per panel, splits llm and vlm, 0 online model(s) besides
@@ -181,6 +183,7 @@ def test_each_benchmark_output_becomes_its_rows():
     assert rows[bench.REPORT_BUILD] == ("552 files, 12.9 MB; build 3.10 s wall, 2.70 s CPU (target 10 s); the raters' "
                                         "audit it reads, computed in calibrate: 21.4 s CPU over both splits")
     assert rows[bench.FULL] == "15.3 / 43.0 s (the stage commands alone: 11.7 / 35.8 s)"
+    assert rows[bench.ADD_ONE] == "11.7 / 23.9 s wall, 20.0 / 30.0 s CPU (1.50x; target 1.5x)"
     assert rows[bench.WALL_TIME] == "2.35 L (target 2.5 L), 176 batches in 2 rounds"
     assert bench.default_posterior() == "latent"  # the sample prints v1 beside latent: the row reads params' one
     assert rows[bench.COVERAGE] == "90-99% / 62.5-98%, in 365 s"
