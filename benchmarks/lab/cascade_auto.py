@@ -17,9 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from sideways.scoring.cascade import first_codes, settled_codes
+from sideways.scoring.cascade import BoolArray, first_codes, settled_codes
 
 RULES = ("splits", "labels")
 
@@ -35,9 +36,10 @@ class PairCount:
     escalated: int
 
 
-def _said(codes: np.ndarray, field: str) -> np.ndarray:
+def _said(codes: npt.NDArray[np.int64], field: str) -> BoolArray:
     """The verdict on ``field`` of codes ``a + 3 j`` (both fields known)."""
-    a, j = codes % 3 == 1, codes // 3 == 1
+    a: BoolArray = codes % 3 == 1
+    j: BoolArray = codes // 3 == 1
     return {"answer_correct": a, "justification_correct": j}.get(field, a & j)
 
 

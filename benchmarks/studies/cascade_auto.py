@@ -12,10 +12,10 @@ under each rule's cascade, on the same ``--repeats`` label draws per share (``re
 model keeps round(share x its labels on B) of its labels of B). So on half the riddles each model has half its
 labels: the full jury's figures here are on half B too, and the two are compared like with like.
 
-Settings fixed before the coverage runs: 2 first judges, the field both_correct, shares 1/8, 1/4, 1/2, 20 splits, 4 draws,
-seed 0; ties of ``splits`` broken by the fewest escalated rows (the most calls saved) then the panel's order.
+Settings fixed before the coverage runs: 2 first judges, the field both_correct, shares 1/8, 1/4, 1/2, 20 splits,
+4 draws, seed 0; ties of ``splits`` broken by the fewest escalated rows (the most calls saved) then the panel's order.
 Target per split: judge calls saved >= 30% and the half-width <= 1.15x the full jury's at every share; overall:
-coverage >= 94% at every share (pooled over splits; one split's 9 models x repeats are too few to read alone).
+coverage >= 94% at every share (pooled over splits; one split's 7 models x repeats are too few to read alone).
 
 Prints, per split, each rule's pairs (when they differ from the first split's), calls saved, labelled rows of B its
 first judges settled against their label, and per share its coverage and width ratio beside the full jury's; then
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import time
