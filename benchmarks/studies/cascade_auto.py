@@ -58,6 +58,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="the seed of the halvings, the label draws and the fits")
     p.add_argument("--shares", default="0.125,0.25,0.5", help="label shares kept, comma-separated")
     p.add_argument("--rules", default=",".join(cascade_auto.RULES), help="the rules measured, comma-separated")
+    p.add_argument("--orders", default="", help="fixed orders measured beside the rules on the same halves "
+                   "(real_coverage.py --cascade's keys or prefixes; orders separated by ';')")
     p.add_argument("--min-labels", type=int, default=50, help="models with this many labels in the file are measured")
     p.add_argument("--json", metavar="OUT", help="also write every split's figures to OUT")
     return p.parse_args(argv)
@@ -91,17 +93,26 @@ def cascaded(pop: real_coverage.Population, panels: dict[str, tuple[str, ...]]) 
     return real_coverage.Population(pop.field, tables, jury, pop.labels, pop.truth, rows, FIRST)
 
 
+def hidden(full: real_coverage.Population, seen: real_coverage.Population) -> int:
+    """Labelled rows the full jury split on the field that the cascade's first judges settled."""
+    f = full.field
+    both = full.rows.merge(seen.rows, on=["riddle_id", "model"], suffixes=("", "_seen"))
+    split = (both[f"{f}_votes"] > 0) & (both[f"{f}_votes"] < both[f"{f}_judges"])
+    return int((split & (both[f"{f}_judges_seen"] == FIRST)).sum())
+
+
 def one_split(pop: real_coverage.Population, i: int, args: argparse.Namespace, shares: list[float],
-              rules: list[str]) -> dict[str, Any]:
+              rules: list[str], orders: list[tuple[str, ...]]) -> dict[str, Any]:
     """Every rule's choice on half A and its figures on half B, beside the full jury's on half B."""
     a, b = halves(pop, args.seed, i)
     pa, pb = restrict(pop, a), restrict(pop, b)
     full = {r["share"]: r for r in real_coverage.measure(pb, shares, args.repeats, args.seed + i, ["latent"])}
     out: dict[str, Any] = {"split": i, "full": [full[s] for s in shares], "rules": {}}
     measured: dict[tuple[tuple[str, tuple[str, ...]], ...], dict[str, Any]] = {}
-    for rule in rules:
-        panels = cascade_auto.chosen_panels(pa.tables.judgments, pa.tables.panels, pa.labels if rule == "labels"
-                                            else pa.labels.iloc[:0], rule, pop.field, FIRST)
+    chosen = {rule: cascade_auto.chosen_panels(pa.tables.judgments, pa.tables.panels, pa.labels if rule == "labels"
+                                               else pa.labels.iloc[:0], rule, pop.field, FIRST) for rule in rules}
+    chosen |= {",".join(o): real_coverage.cascaded_panels(pb, o) for o in orders}
+    for rule, panels in chosen.items():
         key = tuple(sorted(panels.items()))
         if key not in measured:
             seen = cascaded(pb, panels)
@@ -109,7 +120,7 @@ def one_split(pop: real_coverage.Population, i: int, args: argparse.Namespace, s
             measured[key] = {
                 "pairs": sorted({p[:FIRST] for p in panels.values()}),
                 "saved": 1 - len(seen.tables.judgments) / len(pb.tables.judgments),
-                "contradicted": real_coverage.contradicted(seen, FIRST),
+                "contradicted": real_coverage.contradicted(seen, FIRST), "hidden": hidden(pb, seen),
                 "rows": [got[s] | {"width_ratio": got[s]["half_width"] / full[s]["half_width"]} for s in shares]}
         out["rules"][rule] = measured[key]
     return out
@@ -125,7 +136,8 @@ def _print_split(one: dict[str, Any], shares: list[float]) -> None:
     print(f"split {one['split']}: full jury {full} ({' / '.join(f'{r['half_width']:.2f}' for r in one['full'])} pts)")
     for rule, r in one["rules"].items():
         cov = " / ".join(f"{100 * x['coverage']:.0f}% {x['width_ratio']:.2f}x" for x in r["rows"])
-        print(f"  {rule}: {100 * r['saved']:.1f}% saved, {r['contradicted']} settled against the label; {cov}"
+        print(f"  {rule}: {100 * r['saved']:.1f}% saved, {r['hidden']} labelled splits hidden, {r['contradicted']} "
+              f"settled against the label; {cov}"
               f"{'' if meets(r) else '  (misses)'}")
 
 
@@ -133,7 +145,7 @@ def pooled(splits: list[dict[str, Any]], shares: list[float], rules: list[str]) 
     """Per row (the full jury, each rule) and share: coverage pooled over splits, its se, the mean half-width, the mean
     and worst width ratio; per rule the splits meeting the per-split target and the calls saved."""
     rows = []
-    for name in ["full", *rules]:
+    for name in ["full", *rules]:  # rules: the rules' and the fixed orders' names
         for k, share in enumerate(shares):
             got = [(s["full"] if name == "full" else s["rules"][name]["rows"])[k] for s in splits]
             n = sum(g["intervals"] for g in got)
@@ -146,7 +158,9 @@ def pooled(splits: list[dict[str, Any]], shares: list[float], rules: list[str]) 
                 row |= {"width_ratio": float(np.mean(ratios)), "worst_ratio": float(max(ratios)),
                         "within_ratio": sum(x <= 1.15 for x in ratios), "saved_min": min(saved),
                         "saved_mean": float(np.mean(saved)), "meets": sum(meets(s["rules"][name]) for s in splits),
-                        "contradicted": sum(s["rules"][name]["contradicted"] > 0 for s in splits)}
+                        "contradicted": sum(s["rules"][name]["contradicted"] > 0 for s in splits),
+                        "mean_ratio": float(np.mean([g["half_width"] for g in got])
+                                            / np.mean([s["full"][k]["half_width"] for s in splits]))}
             rows.append(row)
     return rows
 
@@ -154,11 +168,12 @@ def pooled(splits: list[dict[str, Any]], shares: list[float], rules: list[str]) 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(s) for s in args.shares.split(",")]
-    rules = [r.strip() for r in args.rules.split(",")]
+    rules = [r.strip() for r in args.rules.split(",") if r.strip()]
     bad = sorted(set(rules) - set(cascade_auto.RULES))
     if bad:
         raise SystemExit(f"--rules: unknown {', '.join(bad)} (known: {', '.join(cascade_auto.RULES)})")
     pop = real_coverage.population(args.file, args.split, args.min_labels)
+    orders = real_coverage.judge_orders(pop, args.orders, FIRST) if args.orders else []
     for rule in rules:
         panels = cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels, rule, pop.field, FIRST)
         print(f"{rule} on the whole file: " + "; ".join(", ".join(p) for p in sorted({p[:FIRST] for p in
@@ -168,14 +183,16 @@ def main(argv: list[str] | None = None) -> int:
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     splits = []
     for i in range(args.splits):
-        splits.append(one_split(pop, i, args, shares, rules))
+        splits.append(one_split(pop, i, args, shares, rules, orders))
         _print_split(splits[-1], shares)
-    rows = pooled(splits, shares, rules)
-    print("\n| row | share | coverage % ± se | mean half-width (points) | x full (mean, worst, splits <= 1.15) "
+    rows = pooled(splits, shares, rules + [",".join(o) for o in orders])
+    print("\n| row | share | coverage % ± se | mean half-width (points) | x full (of the means; per split: mean, "
+          "worst, splits <= 1.15) "
           "| calls saved (min) | splits meeting | splits settling a label against it |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        extra = (f" {r['width_ratio']:.2f}, {r['worst_ratio']:.2f}, {r['within_ratio']} of {len(splits)} | "
+        extra = (f" {r['mean_ratio']:.2f}; {r['width_ratio']:.2f}, {r['worst_ratio']:.2f}, "
+                 f"{r['within_ratio']} of {len(splits)} | "
                  f"{100 * r['saved_mean']:.1f}% ({100 * r['saved_min']:.1f}%) | {r['meets']} of {len(splits)} | "
                  f"{r['contradicted']} |") if "width_ratio" in r else " | | | |"
         print(f"| {r['row']} | {r['share']:g} | {100 * r['coverage']:.1f} ± {100 * r['coverage_se']:.1f} | "
