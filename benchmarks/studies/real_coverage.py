@@ -4,7 +4,7 @@ Usage:
   python benchmarks/studies/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                              [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                              [--field both_correct]
-                                             [--cascade ORDER|all [--first 2] [--unasked marginal]
+                                             [--cascade ORDER|all|auto [--first 2] [--unasked marginal]
                                              [--unsure LO,HI] [--random SHARE]]
                                              [--order random|uncertain|width|latent]
 
