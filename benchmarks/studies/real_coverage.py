@@ -4,7 +4,7 @@ Usage:
   python benchmarks/studies/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                              [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                              [--field both_correct]
-                                             [--cascade ORDER|all [--first 2] [--unasked marginal]
+                                             [--cascade ORDER|all|auto [--first 2] [--unasked marginal]
                                              [--unsure LO,HI] [--random SHARE]]
                                              [--order random|uncertain|width|latent]
 
@@ -56,7 +56,9 @@ half-width in points, per interval and share, then the models each interval cove
 judges (comma-separated keys, or unique prefixes of them) asked first; each model's panel is ordered by it, its
 first `--first` judges keep every verdict and the others keep theirs only on the rows those disagree on (the
 verdicts the cascade would not have asked are dropped before anything is computed). `--cascade all` measures every
-order that gives a different cascade; `--full JSON` reads the full jury's figures from an earlier `--json` of the
+order that gives a different cascade; `--cascade auto` each panel's first pair chosen from the file's own verdicts
+by lab.cascade_auto's `splits` rule (the fewest full-jury splits hidden; in-sample: cascade_auto.py measures it
+cross-fitted); `--full JSON` reads the full jury's figures from an earlier `--json` of the
 same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
 cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
 dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
@@ -93,7 +95,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lab import cascade_random, cascade_unsure  # noqa: E402
+from lab import cascade_auto, cascade_random, cascade_unsure  # noqa: E402
 from lab.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation_app.latent_gain import CellFit, cell_fit  # noqa: E402
@@ -111,6 +113,8 @@ from sideways.scoring.posterior import shortest_set  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
+#: ``--cascade auto``: each panel's first pair chosen by lab.cascade_auto (in-sample: on the file measured).
+AUTO = ("auto",)
 #: Measured when named in --intervals only.
 VARIANTS = ("latent-strata", "latent-sigma0", "latent-known")
 
@@ -342,6 +346,8 @@ def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]
     ``all``: every order
     of the file's judges, less those giving every model the same first judges as an earlier one."""
     judges = sorted({j for p in pop.tables.panels.values() for j in p})
+    if spec == "auto":
+        return [AUTO]
     if spec != "all":
         return [_order(judges, one) for one in spec.split(";")]
     seen: set[tuple[tuple[str, frozenset[str]], ...]] = set()
@@ -366,7 +372,11 @@ def _order(judges: list[str], spec: str) -> tuple[str, ...]:
 
 
 def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """Each model's panel in the order ``order`` asks it (judges it does not name after, in file order)."""
+    """Each model's panel in the order ``order`` asks it (judges it does not name after, in file order); ``AUTO``:
+    each panel's first pair chosen from the file's own verdicts (lab.cascade_auto's ``splits`` rule, no label)."""
+    if order == AUTO:
+        return cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels.iloc[:0], "splits",
+                                          pop.field, 2)
     rank = {j: i for i, j in enumerate(order)}
     return {m: tuple(sorted(p, key=lambda j: rank.get(j, len(rank)))) for m, p in pop.tables.panels.items()}
 
@@ -523,6 +533,8 @@ def main(argv: list[str] | None = None) -> int:
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
     _band(args.unsure)  # a bad band is refused before anything is measured
+    if args.cascade == "auto" and args.first != 2:
+        raise SystemExit(f"--cascade auto chooses a first pair: --first 2, got {args.first}")
     if args.random is not None and not 0.0 <= args.random <= 1.0:
         raise SystemExit(f"--random: a share from 0 to 1, got {args.random:g}")
     unknown = sorted(set(names) - set(INTERVALS) - set(VARIANTS))

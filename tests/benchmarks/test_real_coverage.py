@@ -284,3 +284,24 @@ def test_each_judges_agreement_with_the_labels_is_counted_on_the_field_scored(tm
             agree = [s == bool(lab) for s, lab in zip(said, own[f"human_{field}"], strict=True)]
             assert got[judge] == pytest.approx(sum(agree) / len(agree))
         assert len(got) == 4 and all(0.5 < a < 1.0 for a in got.values())  # 10% of verdicts flipped
+
+
+def test_cascade_auto_asks_first_each_panels_pair_hiding_the_fewest_of_the_files_splits(tmp_path):
+    from lab import cascade_auto
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    [order] = real_coverage.judge_orders(pop, "auto", 2)
+    seen = real_coverage.cascaded(pop, order, 2)
+    counts = cascade_auto.pair_counts(pop.tables.judgments, pop.tables.panels, pop.labels.iloc[:0])
+    for model, panel in seen.tables.panels.items():
+        assert sorted(panel) == sorted(pop.tables.panels[model])
+        mine = counts[tuple(sorted(panel))]
+        assert {c.pair: c.hidden for c in mine}[panel[:2]] == min(c.hidden for c in mine)
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "v1", "--cascade", "auto", "--json", str(out)]) == 0
+    [c] = json.loads(out.read_text())["cascades"]
+    assert c["order"] == ["auto"] and c["calls"] == len(seen.tables.judgments)
+    with pytest.raises(SystemExit, match="--first 2"):
+        real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "auto", "--first", "3"])

@@ -1,0 +1,100 @@
+"""A measured rule choosing a cascade's first judges per panel from judgments of the whole panel (docs/method.md §2,
+"First judges chosen by measurement"); ``benchmarks/studies/cascade_auto.py`` measures it cross-fitted.
+
+Why: a cascade loses exactly the later verdicts on the rows its first judges settle; where the full jury split on
+such a row, the split is hidden (the row lands in a unanimous bin). So from a run of the whole panel, for each pair
+of the panel, count the rows the full jury split on ``field`` that the pair settles (``hidden``): the rule ``splits``
+asks first the pair hiding the fewest (ties: the fewest rows it disagrees on, i.e. the most calls saved, then pool
+order). ``labels`` counts instead the labelled rows the pair settles against their label (ties: ``hidden``, then the
+same). Both read only the judgments (and labels) given: the study gives them one half of the riddles and measures the
+cascade on the other.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from sideways.scoring.cascade import BoolArray, first_codes, settled_codes
+
+RULES = ("splits", "labels")
+
+
+@dataclass(frozen=True)
+class PairCount:
+    """One candidate first pair of a panel: the full jury's splits it settles, the labelled rows it settles against
+    their label, and the rows it does not settle (each one more call per later judge)."""
+
+    pair: tuple[str, ...]
+    hidden: int
+    contradicted: int
+    escalated: int
+
+
+def _said(codes: npt.NDArray[np.int64], field: str) -> BoolArray:
+    """The verdict on ``field`` of codes ``a + 3 j`` (both fields known)."""
+    a: BoolArray = codes % 3 == 1
+    j: BoolArray = codes // 3 == 1
+    return {"answer_correct": a, "justification_correct": j}.get(field, a & j)
+
+
+def pair_counts(judgments: pd.DataFrame, panels: Mapping[str, Sequence[str]], labels: pd.DataFrame,
+                field: str = "both_correct", first: int = 2) -> dict[tuple[str, ...], list[PairCount]]:
+    """Per panel (its judges sorted), every ``first``-judge subset of it in pool order (the panel's order) with its
+    counts, over the rows of the models having that panel that every panel judge graded (status ok, both fields)."""
+    ok = judgments[(judgments["status"] == "ok")].dropna(subset=["is_answer_correct", "is_justification_correct"])
+    out: dict[tuple[str, ...], list[PairCount]] = {}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for model, panel in panels.items():
+        groups.setdefault(tuple(sorted(panel)), []).append(model)
+    label = labels.set_index(["riddle_id", "model"])[f"human_{field}"] if len(labels) else pd.Series(dtype=object)
+    for key, models in sorted(groups.items()):
+        panel = tuple(panels[models[0]])
+        mine = ok[ok["model"].isin(models) & ok["judge"].isin(panel)]
+        full = mine.groupby(["riddle_id", "model"]).size()
+        keys = full[full == len(panel)].reset_index()[["riddle_id", "model"]]
+        every = first_codes(mine, keys, {m: panel for m in models})
+        right = _said(every, field)
+        split = right.any(axis=1) & ~right.all(axis=1)
+        truth = np.array([label.get((r, m), None) for r, m in zip(keys["riddle_id"], keys["model"], strict=True)],
+                         dtype=object)
+        known = np.array([t is not None and not pd.isna(t) for t in truth])
+        wanted = np.array([bool(t) if k else False for t, k in zip(truth, known, strict=True)])
+        counts = []
+        for idx in itertools.combinations(range(len(panel)), first):
+            sub = every[:, list(idx)]
+            settled = settled_codes(sub)
+            said = _said(sub[:, 0], field)
+            counts.append(PairCount(tuple(panel[i] for i in idx), int((settled & split).sum()),
+                                    int((settled & known & (said != wanted)).sum()), int((~settled).sum())))
+        out[key] = counts
+    return out
+
+
+def choose(counts: Sequence[PairCount], rule: str) -> PairCount:
+    """The pair ``rule`` asks first: the fewest hidden splits (``splits``) or label contradictions then hidden
+    splits (``labels``), then the fewest escalated rows, then the earliest in pool order."""
+    if rule not in RULES:
+        raise ValueError(f"choose: rule is one of {', '.join(RULES)}, got {rule!r}")
+    def rank(i: int) -> tuple[int, ...]:
+        c = counts[i]
+        head = (c.hidden,) if rule == "splits" else (c.contradicted, c.hidden)
+        return (*head, c.escalated, i)
+    return counts[min(range(len(counts)), key=rank)]
+
+
+def chosen_panels(judgments: pd.DataFrame, panels: Mapping[str, Sequence[str]], labels: pd.DataFrame, rule: str,
+                  field: str = "both_correct", first: int = 2) -> dict[str, tuple[str, ...]]:
+    """Each model's panel reordered so that the pair ``rule`` chooses for its panel goes first (the rest in the
+    panel's order): what :func:`sideways.scoring.cascade.drop_unasked` takes."""
+    picks = {key: choose(c, rule).pair for key, c in pair_counts(judgments, panels, labels, field, first).items()}
+    out = {}
+    for model, panel in panels.items():
+        pair = picks[tuple(sorted(panel))]
+        out[model] = (*pair, *(j for j in panel if j not in pair))
+    return out
