@@ -14,8 +14,9 @@ the labels so far taken as the truth, :func:`priors` builds every model's prior 
 ``hw_m`` the half-width of m's 95% count set (:func:`sideways.scoring.hierarchy.prior_counts`) over m's rows, as a
 share, with m's prior held fixed, and ``p_mv`` the bin's posterior mean rate under the mixture. The half-width moves
 in steps of one count, so many gains tie at 0: ties go to the larger drop of the count's posterior sd (a smooth
-twin of the same quantity), then to the (model, bin) first in sorted order. After each label the priors are rebuilt
-and only the labelled model's gains recomputed (the others keep theirs until their model is labelled again:
+twin of the same quantity), then to the (model, bin) first in sorted order. The ``sd`` gain ranks by the sd's
+drop first (the half-width's breaking ties): the smooth proxy, measured beside. After each label the priors are
+rebuilt and only the labelled model's gains recomputed (the others keep theirs until their model is labelled again:
 a label moves their priors through the pool's offsets and the mixture's weights only).
 """
 
@@ -32,6 +33,8 @@ from sideways.scoring.hierarchy import Prior, mixture_pmf, mixture_rates, prior_
 from sideways.scoring.latent_prior import latent_priors
 
 Bin = tuple[int, int]
+#: What a gain ranks by first: the expected drop of the half-width (the exact lookahead), or of the count's sd.
+GAINS = ("half_width", "sd")
 
 
 @dataclass
@@ -116,12 +119,16 @@ def gains(pool: Pool, model: str, prior: Prior) -> dict[Bin, tuple[float, float]
     return out
 
 
-def next_row(pool: Pool, cached: dict[tuple[str, Bin], tuple[float, float]]) -> int | None:
-    """The row to label next: in the (model, bin) of the largest cached gain (ties as the module says), its
-    unlabelled row of the lowest riddle id; None when every row is labelled."""
+def next_row(pool: Pool, cached: dict[tuple[str, Bin], tuple[float, float]], gain: str = "half_width") -> int | None:
+    """The row to label next: in the (model, bin) of the largest cached gain (ties as the module says; ``gain`` "sd":
+    the sd's drop first, the half-width's breaking ties), its unlabelled row of the lowest riddle id; None when every
+    row is labelled."""
+    if gain not in GAINS:
+        raise ValueError(f"next_row: gain {gain!r} is not one of {', '.join(GAINS)}")
     if not cached:
         return None
-    (model, b), _ = max(cached.items(), key=lambda kv: (kv[1], _Reverse(kv[0])))
+    first = 0 if gain == "half_width" else 1
+    (model, b), _ = max(cached.items(), key=lambda kv: (kv[1][first], kv[1][1 - first], _Reverse(kv[0])))
     open_ = [i for i, (m, c, lab) in enumerate(zip(pool.models, pool.bins, pool.labels, strict=True))
              if m == model and c == b and lab is None]
     return min(open_, key=lambda i: pool.riddles[i])
@@ -137,14 +144,14 @@ class _Reverse:
         return self.key > other.key
 
 
-def queue(pool: Pool, truth: Sequence[bool]) -> Iterator[int]:
+def queue(pool: Pool, truth: Sequence[bool], gain: str = "half_width") -> Iterator[int]:
     """The rows the queue labels, in order, each answered by ``truth`` (one annotator whose labels are the truth);
-    ``pool``'s labels are filled in as it goes."""
+    ``pool``'s labels are filled in as it goes; ``gain``: which drop ranks first (:func:`next_row`)."""
     prior = priors(pool)
     cached: dict[tuple[str, Bin], tuple[float, float]] = {}
     for m in sorted(set(pool.models)):
         cached |= {(m, b): g for b, g in gains(pool, m, prior[m]).items()}
-    while (i := next_row(pool, cached)) is not None:
+    while (i := next_row(pool, cached, gain)) is not None:
         pool.labels[i] = bool(truth[i])
         yield i
         model = pool.models[i]
@@ -154,6 +161,6 @@ def queue(pool: Pool, truth: Sequence[bool]) -> Iterator[int]:
         cached |= {(model, b): g for b, g in gains(pool, model, prior[model]).items()}
 
 
-def order(pool: Pool, truth: Sequence[bool], k: int) -> list[int]:
+def order(pool: Pool, truth: Sequence[bool], k: int, gain: str = "half_width") -> list[int]:
     """The first ``k`` rows of :func:`queue`."""
-    return list(itertools.islice(queue(pool, truth), k))
+    return list(itertools.islice(queue(pool, truth, gain), k))

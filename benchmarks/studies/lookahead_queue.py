@@ -2,13 +2,14 @@
 
 Usage:
   python benchmarks/studies/lookahead_queue.py [--file F] [--split llm] [--shares 0.375,0.4375,0.5] [--repeats 10]
-                                               [--seed 0] [--min-labels 50] [--json OUT]
+                                               [--seed 0] [--min-labels 50] [--gain half_width|sd] [--json OUT]
 
 The queue (lab.lookahead): the latent-class model fitted once on the file's verdicts alone (no label, as the app
 has it at the start; the sampler's stream is the app's queue stream), each labelled prediction started at its
 P(right); then, greedily, the (model, jury-score bin) whose next label is expected to narrow the model's latent
 95% interval most (the latent posterior's step 3 with those starts held fixed, the labels so far taken as the
 truth; docs/method.md §6) gives its unlabelled row of the lowest riddle id, answered by the file's label.
+``--gain sd`` ranks by the expected drop of the count's posterior sd instead (the smooth proxy).
 
 Measured in real_coverage.py's ``--order`` protocol: the population is the file's labelled predictions, each share
 keeps the queue's first round(share x labels) labels (one deterministic order: the queue has no coin), and each of
@@ -53,6 +54,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=10, help="repeats of the latent interval per share (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="the seed of the fit and the samplers")
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
+    p.add_argument("--gain", default="half_width", choices=lookahead.GAINS,
+                   help="what ranks first: the expected drop of the half-width (default) or of the count's sd")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 
@@ -80,13 +83,14 @@ def pool_of(pop: real_coverage.Population, predicted: np.ndarray) -> tuple[looka
     return pool, [bool(x) for x in truth]
 
 
-def timed_order(pool: lookahead.Pool, truth: list[bool], k: int) -> tuple[list[int], list[float]]:
+def timed_order(pool: lookahead.Pool, truth: list[bool], k: int, gain: str = "half_width",
+                ) -> tuple[list[int], list[float]]:
     """The first ``k`` rows of :func:`lab.lookahead.queue`, with the CPU seconds before each (the first: the
     first ranking of every cell; then one label's update and decision)."""
     chosen: list[int] = []
     seconds: list[float] = []
     t0 = time.process_time()
-    for i in lookahead.queue(pool, truth):
+    for i in lookahead.queue(pool, truth, gain):
         seconds.append(time.process_time() - t0)
         chosen.append(i)
         if len(chosen) >= k:
@@ -101,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     pop = real_coverage.population(args.file, args.split, args.min_labels)
     k_max = max(max(1, round(s * len(pop.labels))) for s in shares)
     pool, truth = pool_of(pop, starts(pop, args.seed, args.split))
-    chosen, seconds = timed_order(pool, truth, k_max)
+    chosen, seconds = timed_order(pool, truth, k_max, args.gain)
     print(f"{args.file}: {len(pop.labels)} labelled predictions, {len(pop.truth)} models measured; "
-          f"lookahead order of {len(chosen)} labels: first ranking {seconds[0]:.2f} s CPU, then "
+          f"lookahead order ({args.gain} gain) of {len(chosen)} labels: first ranking {seconds[0]:.2f} s CPU, then "
           f"{np.mean(seconds[1:]):.3f} s CPU a label (max {max(seconds[1:]):.3f})")
     rows: list[dict[str, Any]] = []
     for share in shares:
@@ -136,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         keep = ("interval", "share", "labels", "coverage", "coverage_se", "half_width", "intervals")
         write_json(args.json, {"default": CalibrationParams().posterior,
                                "rows": [{k: r[k] for k in keep} for r in rows],
-                               "seconds_per_label": float(np.mean(seconds[1:]))})
+                               "gain": args.gain, "seconds_per_label": float(np.mean(seconds[1:]))})
     return 0
 
 

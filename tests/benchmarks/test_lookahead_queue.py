@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import lookahead_queue
+import pytest
 from test_real_coverage import _write_file
 
 from lab import lookahead
@@ -76,3 +77,15 @@ def test_the_study_runs_on_any_file_of_the_format(tmp_path, capsys):
     rows = json.loads(out.read_text())["rows"]
     assert [r["labels"] for r in rows] == [8, 16]
     assert all(0 <= r["coverage"] <= 1 and r["half_width"] >= 0 and r["intervals"] == 4 for r in rows)
+
+
+def test_the_gain_named_ranks_first_and_the_other_breaks_ties():
+    pool, _ = _pool()
+    cached = {("a", (0, 1)): (0.1, 0.0), ("b", (1, 3)): (0.0, 0.2), ("c", (1, 3)): (0.0, 0.1)}
+    assert pool.models[lookahead.next_row(pool, cached)] == "a"
+    assert pool.models[lookahead.next_row(pool, cached, "sd")] == "b"
+    cached[("a", (0, 1))] = (0.0, 0.0)
+    i = lookahead.next_row(pool, cached)
+    assert (pool.models[i], pool.bins[i], pool.riddles[i]) == ("b", (1, 3), "r00")  # the sd breaks the tie
+    with pytest.raises(ValueError, match="gain"):
+        lookahead.next_row(pool, cached, "variance")
