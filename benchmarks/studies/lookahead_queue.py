@@ -55,7 +55,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="the seed of the fit and the samplers")
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--gain", default="half_width", choices=lookahead.GAINS,
-                   help="what ranks first: the expected drop of the half-width (default) or of the count's sd")
+                   help="what ranks first: the expected drop of the half-width after one label (default), after up "
+                   "to 8 in the cell, per label (steps), or of the count's sd (sd)")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     return p.parse_args(argv)
 

@@ -89,3 +89,15 @@ def test_the_gain_named_ranks_first_and_the_other_breaks_ties():
     assert (pool.models[i], pool.bins[i], pool.riddles[i]) == ("b", (1, 3), "r00")  # the sd breaks the tie
     with pytest.raises(ValueError, match="gain"):
         lookahead.next_row(pool, cached, "variance")
+
+
+def test_looking_further_ahead_never_sees_less_gain_per_label():
+    pool, truth = _pool()
+    for i in range(0, len(truth), 4):  # a few labels, so that the mixture has own labels to weigh
+        pool.labels[i] = truth[i]
+    prior = lookahead.priors(pool)
+    for m in ("a", "b", "c"):
+        one = lookahead.gains(pool, m, prior[m])
+        far = lookahead.gains(pool, m, prior[m], lookahead.STEPS)
+        assert one.keys() == far.keys() and one
+        assert all(far[b][0] >= one[b][0] and far[b][1] == one[b][1] for b in one)
