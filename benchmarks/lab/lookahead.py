@@ -107,7 +107,8 @@ def gains(pool: Pool, model: str, prior: Prior, steps: Sequence[int] = (1,)) -> 
     """bin -> (expected half-width drop, expected sd drop) of one more label in each of ``model``'s bins that
     still has an unlabelled row, ``prior`` held fixed. ``steps`` (e.g. 1, 2, 4, 8): the half-width's drop is the
     best over j in ``steps`` of the expected drop after j more labels there, per label (the j labels' rights
-    Binomial(j, p), outcomes under :data:`MIN_CHANCE` left out): a step a single label does not reach still counts."""
+    Binomial(j, p), outcomes under :data:`MIN_CHANCE` left out for j > 1; j = 1 is exact): a step a single label does
+    not reach still counts."""
     bins, counts, own = cells(pool, model)
     now_hw, now_sd = half_width(counts, own, prior, bins), count_sd(counts, own, prior, bins)
     p = rates(own, prior, bins)
@@ -124,7 +125,8 @@ def gains(pool: Pool, model: str, prior: Prior, steps: Sequence[int] = (1,)) -> 
         best = -math.inf
         for j in sorted({min(j, open_) for j in steps}):
             chances = [math.comb(j, r) * p[v] ** r * (1 - p[v]) ** (j - r) for r in range(j + 1)]
-            kept = [(r, c) for r, c in enumerate(chances) if c >= MIN_CHANCE] or [(round(j * p[v]), 1.0)]
+            kept = ([(r, c) for r, c in enumerate(chances) if c >= MIN_CHANCE or j == 1]
+                    or [(round(j * p[v]), 1.0)])
             total = sum(c for _, c in kept)
             hw = 0.0
             for r, c in kept:
