@@ -13,12 +13,13 @@ the labels so far taken as the truth, :func:`priors` builds every model's prior 
 
 ``hw_m`` the half-width of m's 95% count set (:func:`sideways.scoring.hierarchy.prior_counts`) over m's rows, as a
 share, with m's prior held fixed, and ``p_mv`` the bin's posterior mean rate under the mixture. The half-width moves
-in steps of one count, so many gains tie at 0: ties go to the larger drop of the count's posterior sd (a smooth
-twin of the same quantity), then to the (model, bin) first in sorted order. The ``sd`` gain ranks by the sd's
-drop first (the half-width's breaking ties): the smooth proxy, measured beside; the ``steps`` gain looks up to
-8 labels ahead in one cell (:func:`gains`), since one label rarely moves a count set by a whole count. After each
-label the priors are rebuilt and only the labelled model's gains recomputed (the others keep theirs until their
-model is labelled again: a label moves their priors through the pool's offsets and the mixture's weights only).
+in steps of half a count, so many gains tie (at 0, or below it where a rare surprising label would widen the set):
+ties go to the larger drop of the count's posterior sd, then to the (model, bin) first in sorted order. The ``sd``
+gain ranks by the sd's drop first (the half-width's breaking ties): a smooth proxy. The ``steps`` gain looks up to 8
+labels ahead in one cell, outcomes under 1% left out (:func:`gains`): one label rarely moves a count set by a whole
+count. After each label the priors are rebuilt and only the labelled model's gains recomputed (the others keep
+theirs until their model is labelled again: a label moves their priors through the pool's offsets and the
+mixture's weights only).
 """
 
 from __future__ import annotations
@@ -103,12 +104,13 @@ def rates(own: Sequence[tuple[int, int]], prior: Prior, bins: Sequence[Bin]) -> 
     return [float(x) for x in weights @ (alpha / (alpha + beta))]
 
 
-def gains(pool: Pool, model: str, prior: Prior, steps: Sequence[int] = (1,)) -> dict[Bin, tuple[float, float]]:
+def gains(pool: Pool, model: str, prior: Prior, steps: Sequence[int] = (1,),
+          min_chance: float = 0.0) -> dict[Bin, tuple[float, float]]:
     """bin -> (expected half-width drop, expected sd drop) of one more label in each of ``model``'s bins that
     still has an unlabelled row, ``prior`` held fixed. ``steps`` (e.g. 1, 2, 4, 8): the half-width's drop is the
     best over j in ``steps`` of the expected drop after j more labels there, per label (the j labels' rights
-    Binomial(j, p), outcomes under :data:`MIN_CHANCE` left out for j > 1; j = 1 is exact): a step a single label does
-    not reach still counts."""
+    Binomial(j, p), outcomes under ``min_chance`` left out, e.g. :data:`MIN_CHANCE`; 0: exact): a step a single label
+    does not reach still counts."""
     bins, counts, own = cells(pool, model)
     now_hw, now_sd = half_width(counts, own, prior, bins), count_sd(counts, own, prior, bins)
     p = rates(own, prior, bins)
@@ -125,8 +127,7 @@ def gains(pool: Pool, model: str, prior: Prior, steps: Sequence[int] = (1,)) -> 
         best = -math.inf
         for j in sorted({min(j, open_) for j in steps}):
             chances = [math.comb(j, r) * p[v] ** r * (1 - p[v]) ** (j - r) for r in range(j + 1)]
-            kept = ([(r, c) for r, c in enumerate(chances) if c >= MIN_CHANCE or j == 1]
-                    or [(round(j * p[v]), 1.0)])
+            kept = [(r, c) for r, c in enumerate(chances) if c >= min_chance] or [(round(j * p[v]), 1.0)]
             total = sum(c for _, c in kept)
             hw = 0.0
             for r, c in kept:
@@ -166,11 +167,11 @@ class _Reverse:
 def queue(pool: Pool, truth: Sequence[bool], gain: str = "half_width") -> Iterator[int]:
     """The rows the queue labels, in order, each answered by ``truth`` (one annotator whose labels are the truth);
     ``pool``'s labels are filled in as it goes; ``gain``: which drop ranks first (:func:`next_row`)."""
-    steps = STEPS if gain == "steps" else (1,)
+    steps, least = (STEPS, MIN_CHANCE) if gain == "steps" else ((1,), 0.0)
     prior = priors(pool)
     cached: dict[tuple[str, Bin], tuple[float, float]] = {}
     for m in sorted(set(pool.models)):
-        cached |= {(m, b): g for b, g in gains(pool, m, prior[m], steps).items()}
+        cached |= {(m, b): g for b, g in gains(pool, m, prior[m], steps, least).items()}
     while (i := next_row(pool, cached, gain)) is not None:
         pool.labels[i] = bool(truth[i])
         yield i
@@ -178,7 +179,7 @@ def queue(pool: Pool, truth: Sequence[bool], gain: str = "half_width") -> Iterat
         prior = priors(pool)
         for key in [key for key in cached if key[0] == model]:
             del cached[key]
-        cached |= {(model, b): g for b, g in gains(pool, model, prior[model], steps).items()}
+        cached |= {(model, b): g for b, g in gains(pool, model, prior[model], steps, least).items()}
 
 
 def order(pool: Pool, truth: Sequence[bool], k: int, gain: str = "half_width") -> list[int]:
