@@ -15,6 +15,9 @@ in-process pipeline of lab.coverage). Five policies order the predictions to lab
 - `latent`: the label expected to narrow the latent posterior's intervals most (the `width` gain with each
   (model, bin)'s rate and its uncertainty from the latent-class fit on the verdicts, refitted as `uncertain` is;
   the labels since the last fit counted in closed form);
+- `lookahead`: the label expected to narrow the latent posterior's own interval most, looking up to 8 labels
+  ahead in a cell with outcomes under 1% left out (lab.lookahead's `steps` gain, the latent-class fit on the
+  verdicts alone as each row's start; not an app queue: measured only);
 - `uncertain`: the predictions whose truth the latent-class model,
   fitted on the verdicts (and, with `--refit N`, again every N labels on the labels so far, as the app refits in
   the background), is least sure of (largest p (1 - p)), ties by the queue's seeded coin. A label there
@@ -46,20 +49,22 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab import lookahead  # noqa: E402
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
 from sideways.annotation_app.latent_gain import fit_for as latent_fit_for  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
-from sideways.annotation_app.uncertain import fit_for  # noqa: E402
+from sideways.annotation_app.uncertain import fit_for, stream  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import Params, raw_params  # noqa: E402
+from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
 
-POLICIES = ("random", "holes", "width", "uncertain", "latent")
+POLICIES = ("random", "holes", "width", "uncertain", "latent", "lookahead")
 FIELD = "both_correct"
 
 
@@ -120,6 +125,19 @@ def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
     return chosen
 
 
+def lookahead_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
+                    right: dict[tuple[str, str], bool], seed: int, split: str) -> list[Candidate]:
+    """lab.lookahead's ``steps`` queue (one annotator whose labels are the truth), every row started at the
+    latent-class fit of the verdicts alone, as the app's queues start."""
+    rows = latent_class.table_evidence(jury, judgments, pd.DataFrame())
+    fit = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream(split)).predicted
+    start = dict(zip(zip(rows.keys["riddle_id"], rows.keys["model"], strict=True), fit, strict=True))
+    queue = lookahead.Pool([c.model for c in pool], [c.provider for c in pool],
+                           [(int(c.bin[0]), int(c.bin[1])) for c in pool], [float(start[c.key]) for c in pool],
+                           [c.riddle_id for c in pool])
+    return [pool[i] for i in lookahead.order(queue, [right[c.key] for c in pool], len(pool), gain="steps")]
+
+
 def mean_half_width(jury: pd.DataFrame, labels: pd.DataFrame, seed: int, posterior: str,
                     judgments: pd.DataFrame | None = None, split: str = "") -> float:
     """The leaderboard's mean posterior half-width in points."""
@@ -164,8 +182,12 @@ def one_run(params: Params, riddles: pd.DataFrame, split: str, seed: int, step: 
     pool = candidates(jury)
     out: dict[str, Any] = {"split": split, "seed": seed, "target": target, "today_labels": len(today)}
     for policy in policies:
-        chosen = (uncertain_order(pool, jury, judgments, right, seed, split, refit, policy=policy)
-                  if policy in ("uncertain", "latent") else order(policy, pool, right, seed, split, len(pool)))
+        if policy == "lookahead":
+            chosen = lookahead_order(pool, jury, judgments, right, seed, split)
+        elif policy in ("uncertain", "latent"):
+            chosen = uncertain_order(pool, jury, judgments, right, seed, split, refit, policy=policy)
+        else:
+            chosen = order(policy, pool, right, seed, split, len(pool))
         out[policy] = labels_needed(chosen, predictions, riddles, jury, seed, target, step, posterior, judgments, split)
     return out
 
@@ -193,11 +215,11 @@ def _summary(runs: list[dict[str, Any]], split: str) -> str:
     mean = {p: (sum(v) / len(v) if v else float("nan")) for p, v in done.items()}
     cells = " | ".join(f"{mean[p]:.1f} ({len(done[p])}/{len(mine)})" for p in POLICIES)
     saving = {p: 1 - mean[p] / mean["random"] if done["random"] and done[p] else float("nan")
-              for p in ("width", "uncertain", "latent")}
+              for p in POLICIES[2:]}
     today = sum(r["today_labels"] for r in mine) / len(mine)
     target = sum(r["target"] for r in mine) / len(mine)
-    return (f"| {split} | {target:.2f} | {today:.1f} | {cells} | {100 * saving['width']:.0f}% "
-            f"| {100 * saving['uncertain']:.0f}% | {100 * saving['latent']:.0f}% |")
+    savings = " | ".join(f"{100 * saving[p]:.0f}%" for p in POLICIES[2:])
+    return f"| {split} | {target:.2f} | {today:.1f} | {cells} | {savings} |"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,10 +240,9 @@ def main(argv: list[str] | None = None) -> int:
                  for seed in seeds]
     print(f"{len(params.models)} models, seeds {seeds.start}..{seeds.stop - 1}, the {args.posterior} posterior's "
           f"mean half-width, labels counted in steps of {args.step}; uncertain refits every {args.refit or 'never'}")
-    print("| split | target: mean half-width, points | today's labels | labels to reach it: random "
-          "| holes (the old queue) | width | uncertain | latent | width saves vs random "
-          "| uncertain saves vs random | latent saves vs random |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| split | target: mean half-width, points | today's labels | labels to reach it: "
+          + " | ".join(POLICIES) + " | " + " | ".join(f"{p} saves vs random" for p in POLICIES[2:]) + " |")
+    print("|---" * (3 + len(POLICIES) + len(POLICIES[2:])) + "|")
     for split in args.splits:
         print(_summary(runs, split))
     seconds = time.perf_counter() - t0
