@@ -30,7 +30,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
+from sideways.annotation_app.uncertain import stream
+from sideways.scoring import latent_class
 from sideways.scoring.hierarchy import Prior, mixture_pmf, mixture_rates, prior_counts
 from sideways.scoring.latent_prior import latent_priors
 
@@ -40,6 +43,16 @@ GAINS = ("half_width", "sd", "steps")
 #: The steps of the ``steps`` gain (labels looked ahead in one cell), and the least chance of an outcome it weighs.
 STEPS = (1, 2, 4, 8)
 MIN_CHANCE = 0.01
+
+
+def verdict_starts(jury: pd.DataFrame, judgments: pd.DataFrame, field: str, seed: int,
+                   split: str) -> dict[tuple[str, str], float]:
+    """(riddle_id, model) -> P(right) by the latent-class model fitted on the verdicts alone, on the app's queue
+    stream: every row's start, as the app has it before any label."""
+    rows = latent_class.table_evidence(jury, judgments, pd.DataFrame())
+    predicted = latent_class.sample(rows.evidence, field, seed=seed, stream=stream(split)).predicted
+    keys = zip(rows.keys["riddle_id"], rows.keys["model"], strict=True)
+    return {(str(r), str(m)): float(p) for (r, m), p in zip(keys, predicted, strict=True)}
 
 
 @dataclass

@@ -56,10 +56,9 @@ from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
 from sideways.annotation_app.latent_gain import fit_for as latent_fit_for  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
-from sideways.annotation_app.uncertain import fit_for, stream  # noqa: E402
+from sideways.annotation_app.uncertain import fit_for  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import Params, raw_params  # noqa: E402
-from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins, score_models  # noqa: E402
 from sideways.simulation.truth import truth  # noqa: E402
 from sideways.sources.demo import load_demo  # noqa: E402
@@ -129,9 +128,7 @@ def lookahead_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
                     right: dict[tuple[str, str], bool], seed: int, split: str) -> list[Candidate]:
     """lab.lookahead's ``steps`` queue (one annotator whose labels are the truth), every row started at the
     latent-class fit of the verdicts alone, as the app's queues start."""
-    rows = latent_class.table_evidence(jury, judgments, pd.DataFrame())
-    fit = latent_class.sample(rows.evidence, FIELD, seed=seed, stream=stream(split)).predicted
-    start = dict(zip(zip(rows.keys["riddle_id"], rows.keys["model"], strict=True), fit, strict=True))
+    start = lookahead.verdict_starts(jury, judgments, FIELD, seed, split)
     queue = lookahead.Pool([c.model for c in pool], [c.provider for c in pool],
                            [(int(c.bin[0]), int(c.bin[1])) for c in pool], [float(start[c.key]) for c in pool],
                            [c.riddle_id for c in pool])

@@ -39,10 +39,8 @@ import pandas as pd  # noqa: E402
 import real_coverage  # noqa: E402
 
 from lab import lookahead  # noqa: E402
-from sideways.annotation_app.uncertain import stream  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.config.params import CalibrationParams  # noqa: E402
-from sideways.scoring import latent_class  # noqa: E402
 from sideways.scoring.calibration import jury_bins  # noqa: E402
 
 
@@ -63,13 +61,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def starts(pop: real_coverage.Population, seed: int, split: str) -> np.ndarray:
     """Each population row's P(right) by the latent-class model fitted on the file's verdicts alone."""
-    rows = latent_class.table_evidence(pop.jury, pop.tables.judgments, pd.DataFrame())
-    predicted = latent_class.sample(rows.evidence, pop.field, seed=seed, stream=stream(split)).predicted
-    fit = rows.keys[["riddle_id", "model"]].assign(predicted=predicted)
-    got = pop.rows[["riddle_id", "model"]].merge(fit, on=["riddle_id", "model"], how="left")["predicted"]
-    if got.isna().any():
+    start = lookahead.verdict_starts(pop.jury, pop.tables.judgments, pop.field, seed, split)
+    keys = zip(pop.rows["riddle_id"].astype(str), pop.rows["model"].astype(str), strict=True)
+    got = [start.get(key) for key in keys]
+    if any(p is None for p in got):
         raise SystemExit("a labelled prediction has no latent-class prediction")
-    return got.to_numpy()
+    return np.array(got, dtype=float)
 
 
 def pool_of(pop: real_coverage.Population, predicted: np.ndarray) -> tuple[lookahead.Pool, list[bool]]:
