@@ -43,8 +43,6 @@ import real_coverage  # noqa: E402
 
 from lab import cascade_auto  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
-from sideways.scoring import cascade  # noqa: E402
-from sideways.scoring.jury import jury_table  # noqa: E402
 
 FIRST = 2
 
@@ -86,11 +84,7 @@ def restrict(pop: real_coverage.Population, riddles: set[str]) -> real_coverage.
 
 def cascaded(pop: real_coverage.Population, panels: dict[str, tuple[str, ...]]) -> real_coverage.Population:
     """``pop`` as a cascade asking each model's ``panels`` in order would see it (its first 2 grade every row)."""
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, FIRST)
-    tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
-    jury = jury_table(judgments, tables.predictions, panels)
-    rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
-    return real_coverage.Population(pop.field, tables, jury, pop.labels, pop.truth, rows, FIRST)
+    return real_coverage.cascaded_panels_seen(pop, panels, FIRST)
 
 
 def hidden(full: real_coverage.Population, seen: real_coverage.Population) -> int:

@@ -388,10 +388,16 @@ def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str =
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
     rows the verdicts-only fit is unsure of (:func:`lab.cascade_unsure.unsure`, seeded by ``seed``);
     ``random``: also escalate that share of the settled rows (:func:`lab.cascade_random.random_share`)."""
-    panels = cascaded_panels(pop, order)
     rules = ([] if band is None else [cascade_unsure.unsure_rule(band, seed)]) + (
         [] if random is None else [cascade_random.random_rule(random, seed)])
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, _either(rules) if rules else None)
+    return cascaded_panels_seen(pop, cascaded_panels(pop, order), first, unasked, _either(rules) if rules else None)
+
+
+def cascaded_panels_seen(pop: Population, panels: dict[str, tuple[str, ...]], first: int, unasked: str = "marginal",
+                         escalate: cascade.Escalate | None = None) -> Population:
+    """The population as a cascade asking each model's ``panels`` in order would see it (its ``first`` judges grade
+    every row; ``escalate``: a rule sending more rows up): the unasked verdicts dropped, the jury recounted."""
+    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, escalate)
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
