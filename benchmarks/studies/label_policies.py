@@ -3,27 +3,27 @@
 Usage:
   python benchmarks/studies/label_policies.py [--seeds N] [--first-seed S0] [--splits llm vlm] [--posterior latent]
                                               [--target POINTS] [--step 3]
-                                              [--policies random,holes,width,uncertain,latent]
+                                              [--policies random,holes,width,uncertain,latent,lookahead]
                                               [--refit N] [--json OUT] [--quick]
 
 One simulated run per seed and split (params.yaml's 6 models and judges, the demo riddles, the
-in-process pipeline of lab.coverage). Five policies order the predictions to label:
+in-process pipeline of lab.coverage). Six policies order the predictions to label:
 
 - `random`: a seeded shuffle (what labelling a random sample does);
 - `holes`: the annotation app's queue before issue 30 (empty jury-score bins first, then spread);
-- `width`: the app's default queue: the label expected to narrow the posterior intervals most (v1's closed form);
+- `width`: the label expected to narrow v1's posterior intervals most (v1's closed form);
 - `latent`: the label expected to narrow the latent posterior's intervals most (the `width` gain with each
   (model, bin)'s rate and its uncertainty from the latent-class fit on the verdicts, refitted as `uncertain` is;
   the labels since the last fit counted in closed form);
-- `lookahead`: the label expected to narrow the latent posterior's own interval most, looking up to 8 labels
-  ahead in a cell with outcomes under 1% left out (lab.lookahead's `steps` gain, the latent-class fit on the
-  verdicts alone as each row's start; not an app queue: measured only);
+- `lookahead`: the app's default queue: the label expected to narrow the latent posterior's own interval most,
+  looking up to 8 labels ahead in a cell with outcomes under 1% left out (sideways.annotation_app.lookahead, the
+  latent-class fit on the verdicts alone as each row's start, its gains updated after every label);
 - `uncertain`: the predictions whose truth the latent-class model,
   fitted on the verdicts (and, with `--refit N`, again every N labels on the labels so far, as the app refits in
   the background), is least sure of (largest p (1 - p)), ties by the queue's seeded coin. A label there
   teaches the judges' behaviour on the patterns that are rare and ambiguous, for every model at once.
 
-`holes`, `width`, `uncertain` and `latent` are the app's own queues (`sideways.annotation_app.queue.next_item`,
+Every policy but `random` is the app's own queue (`sideways.annotation_app.queue.next_item`,
 one annotator, labels = the simulated truth). The target is today's mean half-width: the v1 posterior interval with the
 pipeline's default labels (`annotations.share` 0.5, the seeded sample), averaged over the models.
 For each policy the script finds the fewest labels after which the leaderboard's mean half-width,
@@ -49,11 +49,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lab import lookahead  # noqa: E402
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
+from sideways.annotation_app import lookahead  # noqa: E402
 from sideways.annotation_app.latent_gain import fit_for as latent_fit_for  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.annotation_app.uncertain import fit_for  # noqa: E402
@@ -126,13 +126,19 @@ def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
 
 def lookahead_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
                     right: dict[tuple[str, str], bool], seed: int, split: str) -> list[Candidate]:
-    """lab.lookahead's ``steps`` queue (one annotator whose labels are the truth), every row started at the
-    latent-class fit of the verdicts alone, as the app's queues start."""
-    start = lookahead.verdict_starts(jury, judgments, FIELD, seed, split)
-    queue = lookahead.Pool([c.model for c in pool], [c.provider for c in pool],
-                           [(int(c.bin[0]), int(c.bin[1])) for c in pool], [float(start[c.key]) for c in pool],
-                           [c.riddle_id for c in pool])
-    return [pool[i] for i in lookahead.order(queue, [right[c.key] for c in pool], len(pool), gain="steps")]
+    """The app's ``lookahead`` queue (one annotator whose labels are the truth): every row started at the
+    latent-class fit of the verdicts alone, its gains updated after every label (the app updates them in the
+    background as each label lands)."""
+    gains = lookahead.fit_for(pool, jury, judgments, FIELD, seed, split)
+    plan = Plan(seed, split, len(pool), 0.0, policy="lookahead", field=FIELD)
+    events: list[Event] = []
+    chosen: list[Candidate] = []
+    fit = gains(pd.DataFrame())
+    while (c := next_item(plan, pool, events, "sim", fit=fit)) is not None:
+        chosen.append(c)
+        events.append(truth_label(c, right, len(events) + 1))
+        fit = gains(event_labels(events))
+    return chosen
 
 
 def mean_half_width(jury: pd.DataFrame, labels: pd.DataFrame, seed: int, posterior: str,

@@ -6,7 +6,7 @@ Usage:
                                              [--field both_correct]
                                              [--cascade ORDER|all|auto [--first 2] [--unasked marginal]
                                              [--unsure LO,HI] [--random SHARE]]
-                                             [--order random|uncertain|width|latent]
+                                             [--order random|uncertain|width|latent|lookahead]
 
 The file is any layton-eval-ppi calibration file (default: the LLM split vendored in
 reproductions/layton-eval/data/; with or without the answer and justification text columns, any
@@ -42,7 +42,9 @@ coin seeded per repeat): what an annotator following the queue would have labell
 whose truth the file knows. `--order width` keeps the first labels the app's `width` queue serves one annotator whose
 labels are the file's (its coin seeded per repeat), among the same predictions; `--order latent` those its `latent`
 queue serves, on the latent-class fit of the file's verdicts alone (sideways.annotation_app.latent_gain; the labels
-since counted in closed form, as the app does between two background fits).
+since counted in closed form, as the app does between two background fits); `--order lookahead` those its
+`lookahead` queue (the app's default) serves, its gains updated after every label (sideways.annotation_app.lookahead),
+one order per repeat whose prefixes the shares keep.
 
 The first three see the population rows only (the model's histogram is its labelled predictions;
 the pool is the kept labels of other providers). Prints coverage ± its binomial se (over models x
@@ -98,6 +100,8 @@ import pandas as pd  # noqa: E402
 from lab import cascade_auto, cascade_random, cascade_unsure  # noqa: E402
 from lab.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
+from sideways.annotation.rater_labels import event_labels  # noqa: E402
+from sideways.annotation_app import lookahead  # noqa: E402
 from sideways.annotation_app.latent_gain import CellFit, cell_fit  # noqa: E402
 from sideways.annotation_app.queue import Candidate, Plan, next_item  # noqa: E402
 from sideways.annotation_app.uncertain import uncertainty  # noqa: E402
@@ -115,6 +119,8 @@ DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-pp
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 #: ``--cascade auto``: each panel's first pair chosen by lab.cascade_auto (in-sample: on the file measured).
 AUTO = ("auto",)
+#: The app's queues ``--order`` can keep the labels of (random: a random share of each model's).
+QUEUES = ("uncertain", "width", "latent", "lookahead")
 #: Measured when named in --intervals only.
 VARIANTS = ("latent-strata", "latent-sigma0", "latent-known")
 
@@ -129,7 +135,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-labels", type=int, default=50, help="models with at least this many labels are measured")
     p.add_argument("--intervals", default=",".join(INTERVALS), help="which intervals, comma-separated")
     p.add_argument("--field", default="both_correct", choices=FIELDS, help="the field scored (default: both_correct)")
-    p.add_argument("--order", default="random", choices=("random", "uncertain", "width", "latent"),
+    p.add_argument("--order", default="random", choices=("random", *QUEUES),
                    help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
@@ -230,31 +236,52 @@ def queue_labels(labels: pd.DataFrame, scores: dict[tuple[str, str], float], sha
     return labels.iloc[np.sort(first)].reset_index(drop=True)
 
 
-def width_labels(pop: Population, share: float, seed: int, fit: CellFit | None = None) -> pd.DataFrame:
-    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``); with
-    ``fit`` (the latent-class fit's per-cell rates), the order of its ``latent`` queue."""
+def queue_pool(pop: Population) -> list[Candidate]:
+    """The population rows as the app's queue candidates (the file's labelled predictions)."""
     rows = pop.rows
     bins = jury_bins(rows[f"{pop.field}_votes"].to_numpy(), rows[f"{pop.field}_judges"].to_numpy())
-    pool = [Candidate(r, m, p, b) for r, m, p, b in zip(rows["riddle_id"], rows["model"], rows["provider"], bins,
-                                                         strict=True)]
+    return [Candidate(r, m, p, b) for r, m, p, b in zip(rows["riddle_id"], rows["model"], rows["provider"], bins,
+                                                        strict=True)]
+
+
+def served_keys(pop: Population, k: int, seed: int, policy: str, fit: CellFit | None = None,
+                gains: lookahead.Lookahead | None = None) -> list[tuple[str, str]]:
+    """The first ``k`` predictions the app's ``policy`` queue serves one annotator whose labels are the file's (its
+    coin seeded by ``seed``): ``fit``, the ``latent`` queue's per-cell fit; ``gains``, the ``lookahead`` queue's
+    (a fresh :class:`~sideways.annotation_app.lookahead.Lookahead`), updated after every label as the app does."""
+    pool = queue_pool(pop)
     truth = pop.labels.set_index(["riddle_id", "model"])
-    k = max(1, round(share * len(pop.labels)))
-    plan = Plan(seed, "real", len(pool), 0.0, policy="width" if fit is None else "latent", field=pop.field)
+    plan = Plan(seed, "real", len(pool), 0.0, policy=policy, field=pop.field)
     events: list[Event] = []
+    current: CellFit | lookahead.Gains | None = fit if gains is None else gains(pd.DataFrame())
     while len(events) < k:
-        c = next_item(plan, pool, events, "sim", fit=fit)
+        c = next_item(plan, pool, events, "sim", fit=current)
         if c is None:
             break
         row = truth.loc[c.key]
         events.append(Event("label", c.riddle_id, c.model, "sim", len(events) + 1,
                             {f"human_{f}": bool(row[f"human_{f}"]) for f in FIELDS if pd.notna(row[f"human_{f}"])}))
-    chosen = pd.DataFrame([e.item for e in events], columns=["riddle_id", "model"])
+        if gains is not None:
+            current = gains(event_labels(events))
+    return [e.item for e in events]
+
+
+def kept_labels(pop: Population, keys: list[tuple[str, str]]) -> pd.DataFrame:
+    """The file's labels of the predictions ``keys``."""
+    chosen = pd.DataFrame(keys, columns=["riddle_id", "model"])
     return pop.labels.merge(chosen, on=["riddle_id", "model"]).reset_index(drop=True)
+
+
+def width_labels(pop: Population, share: float, seed: int, fit: CellFit | None = None) -> pd.DataFrame:
+    """round(share x labels) labels in the order the app's ``width`` queue serves them (seeded by ``seed``); with
+    ``fit`` (the latent-class fit's per-cell rates), the order of its ``latent`` queue."""
+    k = max(1, round(share * len(pop.labels)))
+    return kept_labels(pop, served_keys(pop, k, seed, "width" if fit is None else "latent", fit))
 
 
 def kept_count(pop: Population, share: float, order: str) -> int:
     """How many labels a repeat keeps at ``share`` in ``order``."""
-    if order in ("uncertain", "width", "latent"):
+    if order in QUEUES:
         return max(1, round(share * len(pop.labels)))
     return sum(max(1, round(share * n)) for n in pop.labels.groupby("model").size())
 
@@ -438,6 +465,17 @@ def judge_agreement(pop: Population) -> dict[str, float]:
     return {str(j): float(g["agree"].mean()) for j, g in rows.groupby("judge", sort=True)}
 
 
+def lookahead_orders(pop: Population, shares: list[float], repeats: int, seed: int,
+                     split: str) -> list[list[tuple[str, str]]]:
+    """Per repeat, the predictions the app's ``lookahead`` queue serves first (its coin seeded by seed + repeat), as
+    many as the largest share keeps: each share keeps a prefix of one order (the queue is greedy: the first k labels
+    do not depend on how many come after)."""
+    starts = lookahead.verdict_starts(pop.jury, pop.tables.judgments, pop.field, seed, split)
+    k = max(kept_count(pop, share, "lookahead") for share in shares)
+    return [served_keys(pop, k, seed + r, "lookahead", gains=lookahead.Lookahead(queue_pool(pop), starts, pop.field))
+            for r in range(repeats)]
+
+
 def measure(pop: Population, shares: list[float], repeats: int, seed: int, names: list[str],
             order: str = "random", split: str = "llm") -> list[dict[str, Any]]:
     """Every interval's tally per share over ``repeats`` seeded label draws (``order``: random, or the uncertain
@@ -447,9 +485,12 @@ def measure(pop: Population, shares: list[float], repeats: int, seed: int, names
               if order == "uncertain" else {})
     fit = (cell_fit(pop.jury, pop.tables.judgments, pd.DataFrame(), pop.field, seed=seed, split=split)
            if order == "latent" else None)
+    ahead = lookahead_orders(pop, shares, repeats, seed, split) if order == "lookahead" else []
     for s, share in enumerate(shares):
         for r in range(repeats):
-            if order in ("width", "latent"):
+            if order == "lookahead":
+                kept = kept_labels(pop, ahead[r][:kept_count(pop, share, order)])
+            elif order in ("width", "latent"):
                 kept = width_labels(pop, share, seed + r, fit)
             elif order == "uncertain":
                 coin = np.random.default_rng(np.random.SeedSequence([seed, s, r]))

@@ -136,10 +136,11 @@ def test_the_command_fits_the_latent_cells_for_the_latent_queue_only(tmp_path, m
     root = _project(tmp_path)
     monkeypatch.chdir(root)
     store = LabelStore(root / "data/labels/llm.jsonl")
-    scores = queue_scores(load_params(root / "params.yaml"), "llm", store)
+    params = load_params(root / "params.yaml")
+    scores = queue_scores(params, "llm", store, [i.candidate for i in load_items(params, "llm", root)])
     assert scores is not None and scores.current() == (0, _fit(root))
     width = _project(tmp_path / "w", queue="width")
-    assert queue_scores(load_params(width / "params.yaml"), "llm", LabelStore(width / "l.jsonl")) is None
+    assert queue_scores(load_params(width / "params.yaml"), "llm", LabelStore(width / "l.jsonl"), []) is None
 
 
 PROVIDERS = {"a1": "openai", "a2": "openai", "g1": "gemini", "c1": "anthropic"}

@@ -188,6 +188,33 @@ def test_the_latent_order_keeps_the_labels_the_apps_latent_queue_serves_first(tm
     assert row["labels"] == len(kept)
 
 
+def test_the_lookahead_order_keeps_prefixes_of_the_order_the_apps_default_queue_serves(tmp_path, capsys):
+    """--order lookahead: per repeat one order of the app's lookahead queue (its gains updated after every label),
+    each share a prefix of it; the measured rows count those labels."""
+    from sideways.annotation_app import lookahead
+
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:3])
+    pop = real_coverage.population(str(source), "llm", 15)
+    orders = real_coverage.lookahead_orders(pop, [0.125, 0.25], 2, 0, "llm")
+    k = real_coverage.kept_count(pop, 0.25, "lookahead")
+    assert [len(o) for o in orders] == [k, k] == [round(0.25 * len(pop.labels))] * 2
+    assert all(len(set(o)) == len(o) for o in orders)
+    starts = lookahead.verdict_starts(pop.jury, pop.tables.judgments, pop.field, 0, "llm")
+    gains = lookahead.Lookahead(real_coverage.queue_pool(pop), starts, pop.field)(pd.DataFrame())
+    best = max(gains.values())
+    first = dict(zip(zip(pop.rows["riddle_id"], pop.rows["model"], strict=True),
+                     real_coverage.queue_pool(pop), strict=True))[orders[0][0]]
+    assert gains[(first.model, first.bin)] == best  # the first label: the cell of the largest gain
+    assert orders == real_coverage.lookahead_orders(pop, [0.125, 0.25], 2, 0, "llm")  # seeded
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.125,0.25", "--min-labels",
+                               "15", "--intervals", "latent", "--order", "lookahead", "--json", str(out)]) == 0
+    assert "labels kept in lookahead order" in capsys.readouterr().out
+    assert [r["labels"] for r in json.loads(out.read_text())["rows"]] == [
+        real_coverage.kept_count(pop, 0.125, "lookahead"), k]
+
+
 def test_the_unsure_rule_escalates_more_and_is_measured_beside_the_plain_cascade(tmp_path, capsys):
     """--unsure LO,HI: the settled rows a verdicts-only fit of the first judges is unsure of go to the later judges
     too; the cascade keeps every verdict the plain one keeps, and a bad band is refused in one line."""

@@ -1,8 +1,9 @@
 """A project the annotation app can serve, built without DVC, and the app run as a real server.
 
 ``label_project`` writes params.yaml (this repository's, with three models and the llm split),
-``data/split/llm.parquet``, each model's predictions and ``data/jury/llm.parquet`` with the jury
-votes given (or a spread of them). ``Served`` runs ``sideways annotate serve`` as a subprocess on
+``data/split/llm.parquet``, each model's predictions, ``data/jury/llm.parquet`` with the jury
+votes given (or a spread of them) and the judges' verdicts behind them in ``data/judgments/llm/``
+(what the default queue's latent-class fit reads, as after ``dvc repro``). ``Served`` runs ``sideways annotate serve`` as a subprocess on
 127.0.0.1 (so a test can ``kill -9`` it) and waits until it answers.
 """
 
@@ -26,7 +27,7 @@ from PIL import Image
 
 from helpers import ROOT, project_params
 from sideways.artifacts.io import write_table
-from sideways.artifacts.schema import JURY, PREDICTIONS, RIDDLES, conform
+from sideways.artifacts.schema import JUDGMENTS, JURY, PREDICTIONS, RIDDLES, conform
 
 MODELS = {"atlas-large": "openai", "nimbus-pro": "gemini", "quill-max": "anthropic"}
 
@@ -89,13 +90,20 @@ def _predictions_and_jury(root: Path, split: str, ids: list[str], models: dict[s
             "output_tokens": None, "cost_usd": None,
         } for i, r in enumerate(ids)]
         write_table(pd.DataFrame(preds), PREDICTIONS, root / f"data/predictions/{split}/{model}.parquet")
+        verdicts = []
         for i, r in enumerate(ids):
             v = votes(i, model)
+            verdicts += [{"riddle_id": r, "model": model, "judge": judge, "judge_provider": f"judge-{judge}",
+                          "is_answer_correct": j < v, "is_justification_correct": j < v, "both_correct": j < v,
+                          "score": None, "status": "ok", "error": None, "raw": None, "request_hash": None,
+                          "input_tokens": None, "output_tokens": None, "cost_usd": None}
+                         for j, judge in enumerate("abc")]
             row = {"riddle_id": r, "model": model, "provider": provider, "model_name": f"{model}-v1",
                    "n_hints": 0, "panel": "a,b,c"}
             for f in ("answer_correct", "justification_correct", "both_correct"):
                 row.update({f"{f}_votes": v, f"{f}_judges": 3, f"{f}_score": v / 3})
             jury.append(row)
+        write_table(pd.DataFrame(verdicts), JUDGMENTS, root / f"data/judgments/{split}/{model}.parquet")
     write_table(pd.DataFrame(jury), JURY, root / f"data/jury/{split}.parquet")
 
 

@@ -1,8 +1,10 @@
 """Which prediction an annotator labels next: a pure, seeded function of the labels so far.
 
-Four orders (``Plan.policy``, ``annotations.queue``). ``latent``: the prediction whose label is expected
-to narrow the latent posterior's intervals most, by the last background fit's per-cell starts and the
-labels since (:mod:`sideways.annotation_app.latent_gain`), then the spread and the coin below.
+Five orders (``Plan.policy``, ``annotations.queue``). ``lookahead`` (the default): the prediction whose label
+is expected to narrow the default interval, the latent posterior's, most, looking up to 8 labels ahead in its
+(model, bin), by the gains the last background update left (:mod:`sideways.annotation_app.lookahead`), then the
+spread and the coin below. ``latent``: the same in closed form, by the last background fit's per-cell starts and
+the labels since (:mod:`sideways.annotation_app.latent_gain`), then the spread and the coin below.
 ``uncertain``: the prediction whose truth the latent-class model is least sure of, by the scores of
 :mod:`sideways.annotation_app.uncertain`, then the coin below. ``width``: the prediction whose label is
 expected to narrow v1's posterior intervals most (:mod:`sideways.annotation_app.gain`), then the spread
@@ -29,12 +31,13 @@ a careless one starts to move scores; the first label, which calibration reads, 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 from sideways.annotation.log import Event, ItemKey, labels
 from sideways.annotation_app.gain import Cell, half_width_gains
@@ -43,6 +46,10 @@ from sideways.core.seeding import stable_int
 
 #: A jury-score bin in lowest terms: (votes, judges).
 Bin = tuple[int, int]
+#: The ``lookahead`` policy's gains per (model, bin): (the half-width's expected drop, the sd's).
+Gains = Mapping[tuple[str, Bin], tuple[float, float]]
+#: The policies that rank (model, bin) cells by an expected narrowing.
+GAIN_POLICIES = ("lookahead", "width", "latent")
 _UNIT = 2**128
 
 
@@ -63,13 +70,14 @@ class Candidate:
 @dataclass(frozen=True)
 class Plan:
     """The queue's settings: the seed and split draw the coins; budget and double share bound it;
-    ``policy`` orders it (``latent``, ``uncertain``, ``width`` or ``holes``), on the labels of ``field``."""
+    ``policy`` orders it (``lookahead``, ``latent``, ``uncertain``, ``width`` or ``holes``), on the labels of
+    ``field``."""
 
     seed: int
     split: str
     budget: int
     double_share: float
-    policy: str = "width"
+    policy: str = "lookahead"
     field: str = "both_correct"
     first_double: int = 0
     cascade_first: int = 0  # jury.cascade.first: the audit reads the later judges' unasked verdicts as not asked
@@ -160,15 +168,16 @@ def first_doubles(plan: Plan, candidates: Sequence[Candidate], state: State, ann
 
 def next_item(plan: Plan, candidates: Sequence[Candidate], events: Iterable[Event], annotator: str,
               exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None,
-              fit: CellFit | None = None) -> Candidate | None:
+              fit: CellFit | Gains | None = None) -> Candidate | None:
     """The next prediction for ``annotator``, or None when nothing is left for them (``scores``: the
-    ``uncertain`` policy's, per prediction; absent ones count 0; ``fit``: the ``latent`` policy's per-cell fit)."""
+    ``uncertain`` policy's, per prediction; absent ones count 0; ``fit``: the ``latent`` policy's per-cell fit, or
+    the ``lookahead`` policy's gains)."""
     return next_from_state(plan, candidates, State.of(events), annotator, exclude, scores, fit)
 
 
 def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, annotator: str,
                     exclude: Iterable[ItemKey] = (), scores: Mapping[ItemKey, float] | None = None,
-                    fit: CellFit | None = None) -> Candidate | None:
+                    fit: CellFit | Gains | None = None) -> Candidate | None:
     """:func:`next_item` on the log's :class:`State` (the app keeps one up to date: no replay)."""
     seconds = first_doubles(plan, candidates, state, annotator, exclude)
     if seconds:
@@ -179,7 +188,7 @@ def next_from_state(plan: Plan, candidates: Sequence[Candidate], state: State, a
     if plan.policy == "uncertain":
         return min(pool, key=lambda c: unsure_key(plan, state.count(c.key), (scores or {}).get(c.key, 0.0),
                                                   annotator, c))
-    if plan.policy in ("width", "latent"):
+    if plan.policy in GAIN_POLICIES:
         return _widest(plan, candidates, state, pool, annotator, fit)
     provider = {c.model: c.provider for c in candidates}
     gaps: dict[Bin, Counter[str]] = {}  # per bin, the models with a hole there, counted by provider
@@ -218,21 +227,36 @@ def cells(candidates: Sequence[Candidate], state: State, field: str) -> dict[tup
     return out
 
 
-def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: list[Candidate],
-            annotator: str, fit: CellFit | None = None) -> Candidate:
-    """The eligible prediction with the largest expected narrowing (``width``: v1's; ``latent``: under ``fit``);
-    ties by the spread, then the coin.
+def cell_keys(policy: str, cells: Mapping[tuple[str, Bin], Cell],
+              fit: CellFit | Gains | None) -> dict[tuple[str, Bin], tuple[float, ...]]:
+    """Per (model, bin): the sort key of a first label there (lowest first): minus its expected narrowing
+    (``width``: v1's; ``latent``: under the fit's starts ``fit``; ``lookahead``: the gains ``fit``, the half-width's
+    drop then the sd's; a cell the last update left out, e.g. reopened by an undo, ranks with the second labels)."""
+    if policy == "lookahead":
+        got = cast(Gains, fit or {})
+        return {k: tuple(-round(g, 12) for g in got[k]) if k in got else second_key(policy) for k in cells}
+    gain = latent_gains(cells, cast(CellFit, fit or {})) if policy == "latent" else half_width_gains(cells)
+    return {k: (-round(g, 12),) for k, g in gain.items()}
 
-    A second label narrows nothing (calibration uses the first), so pending second labels come last.
-    """
-    now = cells(candidates, state, plan.field)
-    gain = latent_gains(now, fit or {}) if plan.policy == "latent" else half_width_gains(now)
+
+def second_key(policy: str) -> tuple[float, ...]:
+    """A pending second label's sort key: it narrows nothing (calibration reads the first), so it comes after every
+    first label with a gain (``width``, ``latent``: level with a gain of 0; ``lookahead``, whose gains may be
+    negative: after all of them)."""
+    return (math.inf, math.inf) if policy == "lookahead" else (0.0,)
+
+
+def _widest(plan: Plan, candidates: Sequence[Candidate], state: State, pool: list[Candidate],
+            annotator: str, fit: CellFit | Gains | None = None) -> Candidate:
+    """The eligible prediction with the largest expected narrowing (:func:`cell_keys`); ties by the spread, then
+    the coin. Pending second labels come last (:func:`second_key`)."""
+    keys = cell_keys(plan.policy, cells(candidates, state, plan.field), fit)
     by_model: Counter[str] = Counter()
     for c in candidates:
         by_model[c.model] += state.count(c.key)
 
-    def key(c: Candidate) -> tuple[float, int]:
-        return (0.0 if state.count(c.key) else -round(gain[(c.model, c.bin)], 12), by_model[c.model])
+    def key(c: Candidate) -> tuple[tuple[float, ...], int]:
+        return (second_key(plan.policy) if state.count(c.key) else keys[(c.model, c.bin)], by_model[c.model])
 
     best = min(key(c) for c in pool)
     tied = [c for c in pool if key(c) == best]

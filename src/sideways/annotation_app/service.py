@@ -198,6 +198,8 @@ class LabelService:
         with self.lock:
             self._append(record, key)
             self._release(token)
+            if self.scores is not None:  # the background update starts with the label, not at the next request
+                self.scores.refresh(self.tally.n_labels, self._labels)
             return {"saved": True, "item_id": self.ids[key], "riddle_id": c.riddle_id, "model": c.model,
                     "model_name": self.items[key].model_name, "provider": c.provider,
                     "progress": self._progress()}

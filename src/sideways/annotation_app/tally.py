@@ -10,10 +10,11 @@ answer from the whole log (the tests compare them on random logs):
 - the next prediction under the ``uncertain`` policy: unlabelled predictions wait in one heap ordered by
   (the last fit's score, highest first; the coin), rebuilt only when a new fit lands (linear in the predictions,
   never in the log); second labels in the per-model heaps below, by the coin;
-- the next prediction under the ``width`` and ``latent`` policies: predictions wait in heaps ordered by the
-  annotator's seeded coin, one per (model, bin) not labelled yet and one per model for second labels, so the
-  queue's choice is the best heap's first eligible entry (``latent``: the gains under the last finished fit,
-  closed form per cell, no fit); the ``holes`` policy runs on a
+- the next prediction under the ``lookahead``, ``width`` and ``latent`` policies: predictions wait in heaps
+  ordered by the annotator's seeded coin, one per (model, bin) not labelled yet and one per model for second
+  labels, so the queue's choice is the best heap's first eligible entry (``lookahead``: the gains the last
+  background update left; ``latent``: the gains under the last finished fit, closed form per cell, no fit); the
+  ``holes`` policy runs on a
   :class:`~sideways.annotation_app.queue.State` built from the tally (linear in the predictions);
 - under every policy, while the annotator has fewer than ``plan.first_double`` labels, the prediction labelled
   once by someone else with the lowest coin first (one heap of them);
@@ -31,12 +32,23 @@ from typing import Any
 
 from sideways.annotation.agreement import LABEL_FIELDS, Agreement
 from sideways.annotation.log import Event, ItemKey
-from sideways.annotation_app.gain import Cell, half_width_gains
-from sideways.annotation_app.latent_gain import latent_gains
-from sideways.annotation_app.queue import Bin, Candidate, Plan, State, coin, next_from_state, show_bin, wanted
+from sideways.annotation_app.gain import Cell
+from sideways.annotation_app.queue import (
+    GAIN_POLICIES,
+    Bin,
+    Candidate,
+    Plan,
+    State,
+    cell_keys,
+    coin,
+    next_from_state,
+    second_key,
+    show_bin,
+    wanted,
+)
 
 #: The ``uncertain`` policy's scores: (version, per-prediction score) of the last finished fit (the ``latent``
-#: policy's: (version, per-cell fit)).
+#: policy's: (version, per-cell fit); the ``lookahead`` policy's: (version, per-cell gains)).
 ScoresNow = Callable[[], tuple[int, Mapping[Any, Any]]]
 
 #: Per field: pairs, pairs alike, first rater's "correct"s, second rater's "correct"s.
@@ -215,17 +227,17 @@ class Tally:
                 return self.by_key[second[1]]
         if self.plan.policy == "uncertain":
             return self._unsure(held)
-        if self.plan.policy not in ("width", "latent"):
+        if self.plan.policy not in GAIN_POLICIES:
             return next_from_state(self.plan, self.candidates, self.state(), self.annotator, held)
-        gain = (latent_gains(self.cells, self.scores_now()[1]) if self.plan.policy == "latent"
-                else half_width_gains(self.cells))
-        options: list[tuple[tuple[float, int], _Heap, Callable[[ItemKey], bool]]] = []
+        keys = cell_keys(self.plan.policy, self.cells, self.scores_now()[1])
+        last = second_key(self.plan.policy)
+        options: list[tuple[tuple[tuple[float, ...], int], _Heap, Callable[[ItemKey], bool]]] = []
         if self.started < self.plan.budget:
             for (m, b), heap in self.fresh.items():
-                options.append(((-round(gain[(m, b)], 12), self.by_model[m]), heap,
+                options.append(((keys[(m, b)], self.by_model[m]), heap,
                                 lambda k: self.count(k) == 0 and not self.seen[k]))
         for m, heap in self.second.items():
-            options.append(((0.0, self.by_model[m]), heap,
+            options.append(((last, self.by_model[m]), heap,
                              lambda k: self.count(k) == 1 and not self.seen[k]))
         options.sort(key=lambda o: o[0])
         i = 0

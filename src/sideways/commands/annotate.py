@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from sideways.annotation.agreement import agreement
 from sideways.annotation_app.audit_field import split_tables
 from sideways.annotation_app.items import Item, load_items, skipped
 from sideways.annotation_app.latent_gain import fit_for as latent_fit_for
-from sideways.annotation_app.queue import Bin, Plan, State, holes, progress, show_bin
+from sideways.annotation_app.lookahead import fit_for as lookahead_fit_for
+from sideways.annotation_app.queue import Bin, Candidate, Plan, State, holes, progress, show_bin
 from sideways.annotation_app.store import LabelStore, extend
 from sideways.annotation_app.uncertain import Scores, fit_for
 from sideways.artifacts import paths
@@ -30,9 +32,10 @@ Human labels for `annotations.source: file` (for every split, or per split: {llm
 data/labels/<split>.jsonl (data/labels/README.md). Models whose `takes:` leaves the split out are skipped.
 
   serve   a local web app that shows one model's prediction beside the riddle and records whether
-          its answer and justification are correct. The queue fills the jury-score bins the
-          calibration pool lacks first, then spreads over providers and models (seeded by
-          `seed`); `annotations.budget` and `annotations.double_share` in params.yaml bound it.
+          its answer and justification are correct. The queue serves first the prediction whose
+          label is expected to narrow the leaderboard's intervals most (`annotations.queue`),
+          then spreads over models (seeded by `seed`); `annotations.budget` and
+          `annotations.double_share` in params.yaml bound it.
           Reads the split, predictions and jury tables: run `dvc repro` first.
   import  convert a layton-eval annotation file (annotations/llm.jsonl in its repository) and
           append it; lines already in the file are not added twice.
@@ -109,14 +112,24 @@ def run(args: argparse.Namespace) -> int:
     return print_stats(params, args.split)
 
 
-def queue_scores(params: Params, split: str, store: LabelStore) -> Scores[Any] | None:
-    """The ``uncertain`` queue's scores or the ``latent`` queue's per-cell fit (a latent-class fit on the split's
-    verdicts and labels so far, refitted in the background), or None under another queue."""
-    if params.annotations.queue not in ("uncertain", "latent"):
+#: The fewest seconds between two updates of the ``lookahead`` queue's gains (each a fraction of a second).
+LOOKAHEAD_EVERY = 1.0
+
+
+def queue_scores(params: Params, split: str, store: LabelStore, candidates: Sequence[Candidate]) -> Scores[Any] | None:
+    """What the queue reads from the background (:class:`Scores`): the ``lookahead`` queue's gains (the verdicts'
+    latent-class fit once, then updated with each label, :data:`LOOKAHEAD_EVERY` seconds apart at most), the
+    ``uncertain`` queue's scores or the ``latent`` queue's per-cell fit (a latent-class fit on the split's verdicts
+    and labels so far, refitted in the background), or None under another queue."""
+    queue, field = params.annotations.queue, params.calibration.field
+    if queue not in ("uncertain", "latent", "lookahead"):
         return None
     jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
-    make = latent_fit_for if params.annotations.queue == "latent" else fit_for
-    return Scores(make(jury, judgments, params.calibration.field, params.seed, split), store.events())
+    if queue == "lookahead":
+        gains = lookahead_fit_for(candidates, jury, judgments, field, params.seed, split)
+        return Scores(gains, store.events(), every=LOOKAHEAD_EVERY)
+    make = latent_fit_for if queue == "latent" else fit_for
+    return Scores(make(jury, judgments, field, params.seed, split), store.events())
 
 
 def serve(params: Params, split: str, annotator: str, host: str, port: int, names: tuple[str, ...] = ()) -> int:
@@ -133,7 +146,8 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int, name
     store = LabelStore(label_file(split))
     store.events()  # a damaged label file stops here, naming the line, before anything is served
     service = LabelService(items, plan_for(params, split, items), store, annotator.strip(),
-                           empty_bins_fail=empty_bins_fail(params), scores=queue_scores(params, split, store))
+                           empty_bins_fail=empty_bins_fail(params),
+                           scores=queue_scores(params, split, store, [i.candidate for i in items]))
     wildcard = host in WILDCARDS
     secret = secrets.token_urlsafe(18) if wildcard else ""  # only a wildcard bind needs one
     app = make_app(service, host, port, names, secret)

@@ -37,10 +37,10 @@ Backend = str
 """How a model or judge is run: a name of the backend table (:data:`sideways.config.backends.BACKENDS`),
 which is the one list of them (a new backend is one entry there, not a new literal here)."""
 
-QueuePolicy = Literal["latent", "uncertain", "width", "holes"]
-"""The annotation app's order: the label expected to narrow the latent posterior's intervals most, the
-predictions the latent-class model is least sure of first, the label expected to narrow v1's posterior
-intervals most, or empty jury-score bins first, then spread."""
+QueuePolicy = Literal["lookahead", "latent", "uncertain", "width", "holes"]
+"""The annotation app's order: the label expected to narrow the latent posterior's intervals most by that posterior
+itself (looking a few labels ahead) or in closed form, the predictions the latent-class model is least sure of
+first, the label expected to narrow v1's posterior intervals most, or empty jury-score bins first, then spread."""
 QUEUE_POLICIES: tuple[QueuePolicy, ...] = get_args(QueuePolicy)
 
 JudgeKind = Literal["verdict", "l3score"]

@@ -160,7 +160,7 @@ class AnnotationParams:
 
     source: AnnotationSource = "sim"
     share: float = 0.5
-    queue: QueuePolicy = "width"
+    queue: QueuePolicy = "lookahead"
     budget: int | None = None
     double_share: float = 0.1
     first_double: int = 50
@@ -407,7 +407,7 @@ def _annotations(data: Any, where: str) -> AnnotationParams:
         budget=None if budget is None else checks.integer(budget, f"{where}.budget", lo=1),
         double_share=checks.number(ann.get("double_share", 0.1), f"{where}.double_share", lo=0.0, hi=1.0),
         first_double=checks.integer(ann.get("first_double", 50), f"{where}.first_double", lo=0, hi=100_000),
-        queue=checks.choice(ann.get("queue", "width"), QUEUE_POLICIES, f"{where}.queue"),
+        queue=checks.choice(ann.get("queue", "lookahead"), QUEUE_POLICIES, f"{where}.queue"),
         noise=checks.number(ann.get("noise", 0.0), f"{where}.noise", lo=0.0, hi=0.5),
     )
 
