@@ -1,17 +1,18 @@
 """Exams on a sample: do the intervals of a k-question sample cover each model's whole-exam score?
 
 Usage:
-  python benchmarks/subset_coverage.py (--matrix FILE | --layton FILE | --world 2pl|misspecified [--models M]
-                                       [--items N]) [--k 25,50,100,200] [--repeats R] [--seed S] [--json OUT]
-                                       [--write-matrix FILE]
+  python benchmarks/subset_coverage.py (--matrix FILE | --layton FILE | --csv FILE | --world 2pl|misspecified
+                                       [--models M] [--items N]) [--k 25,50,100,200] [--repeats R] [--seed S]
+                                       [--json OUT] [--write-matrix FILE]
 
 FILE is a response matrix in py-irt's JSONL layout, one line per model:
 {"subject_id": "model-a", "responses": {"q1": 1, "q2": 0, ...}} (items answered by every model are
 kept). --layton reads real per-item results from a layton-eval calibration file instead (each model's riddles
 graded right when most of its judges said both answer and justification were right: lab.real_matrix, the reading
-benchmarks/studies/exam_diff_power.py uses). --world draws a seeded matrix instead (lab.response_worlds: a 2PL IRT
-world, or a misspecified one with two skills, guessing and noise items); --write-matrix saves the matrix read or
-drawn.
+benchmarks/studies/exam_diff_power.py uses), --csv a wide CSV of per-item results (item,model-a,model-b,... then
+one row of 0/1 per item, as benchmarks/data/chembench-all-correct.csv). --world draws a seeded matrix instead
+(lab.response_worlds: a 2PL IRT world, or a misspecified one with two skills, guessing and noise items);
+--write-matrix saves the matrix read or drawn.
 
 Each model is held out in turn: the others' results give every item its ease, the held-out
 model is asked k questions R times (seeded), and each estimator's 95% interval is checked against
@@ -37,7 +38,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 
-from lab.real_matrix import layton_matrix  # noqa: E402
+from lab.real_matrix import csv_matrix, layton_matrix  # noqa: E402
 from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
@@ -52,6 +53,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
     source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
+    source.add_argument("--csv", help="a wide CSV of per-item results: item,model-a,model-b,... then 0/1 per item")
     source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
     p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
     p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
@@ -111,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             matrix = read_matrix(args.matrix)
         elif args.layton:
             matrix = layton_matrix(args.layton)
+        elif args.csv:
+            matrix = csv_matrix(args.csv)
         else:
             matrix = response_matrix(args.world, args.models, args.items, args.seed)
     except (SidewaysError, OSError) as exc:
@@ -122,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.write_matrix:
         Path(args.write_matrix).write_text(matrix_lines(matrix), encoding="utf-8")
-    source = args.matrix or args.layton or f"world {args.world} (seed {args.seed})"
+    source = args.matrix or args.layton or args.csv or f"world {args.world} (seed {args.seed})"
     print(f"{source}: {len(matrix.models)} models x {items} items; {args.repeats} samples per model and k")
     start = time.perf_counter()
     rows = measure(matrix, ks, args.repeats, args.seed)

@@ -1,8 +1,8 @@
 """How much of a held-out model's per-item results does the ease learned from the other models explain?
 
 Usage:
-  python benchmarks/studies/exam_sample_ease.py (--matrix FILE | --layton FILE | --world 2pl|misspecified
-                                                 [--models M] [--items N]) [--seed S]
+  python benchmarks/studies/exam_sample_ease.py (--matrix FILE | --layton FILE | --csv FILE
+                                                 | --world 2pl|misspecified [--models M] [--items N]) [--seed S]
 
 The exam sample's width (benchmarks/subset_coverage.py) depends on it. Each model in turn: every item's ease from
 the other models (sideways.exams.sample.ease), the Rasch predictor f_i = sigmoid(theta + ease_i) with the ability
@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 
 import numpy as np  # noqa: E402
 
-from lab.real_matrix import layton_matrix  # noqa: E402
+from lab.real_matrix import csv_matrix, layton_matrix  # noqa: E402
 from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
 from sideways.exams.matrix import ResponseMatrix, read_matrix  # noqa: E402
@@ -52,8 +52,9 @@ def explained(matrix: ResponseMatrix, seed: int) -> dict[str, float]:
         within = sum(float(np.mean(stratum == h)) * float(np.var((y[m] - f)[stratum == h])) for h in range(STRATA))
         r2.append(1 - float(np.var(y[m] - f)) / total)
         ratio.append(within / total)
-    return {"alike": float(np.mean(alike)), "agree": float(np.mean(agree)) if agree else float("nan"), "r2": float(np.mean(r2)),
-            "variance_ratio": float(np.mean(ratio)), "width_ratio": float(np.sqrt(np.mean(ratio)))}
+    variance_ratio = float(np.mean(ratio))
+    return {"alike": float(np.mean(alike)), "agree": float(np.mean(agree)) if agree else float("nan"),
+            "r2": float(np.mean(r2)), "variance_ratio": variance_ratio, "width_ratio": float(np.sqrt(variance_ratio))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
     source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
+    source.add_argument("--csv", help="a wide CSV of per-item results: item,model-a,model-b,... then 0/1 per item")
     source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
     p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
     p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             matrix, source_name = read_matrix(args.matrix), args.matrix
         elif args.layton:
             matrix, source_name = layton_matrix(args.layton), args.layton
+        elif args.csv:
+            matrix, source_name = csv_matrix(args.csv), args.csv
         else:
             matrix = response_matrix(args.world, args.models, args.items, args.seed)
             source_name = f"world {args.world} (seed {args.seed})"
