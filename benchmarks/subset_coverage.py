@@ -22,7 +22,8 @@ the model's true score on the whole exam. Estimators:
   random          a simple random sample of k, its mean, the finite-population t interval
 Printed and written (--json): per estimator and k, coverage (with its binomial se), mean
 half-width and RMSE in points, and the number of intervals; the default's half-width against
-random's at the same k.
+random's at the same k. --by-model also prints the default's coverage per held-out model and k, and the share of
+its intervals lying above the model's true score.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the rows here")
     p.add_argument("--write-matrix", help="save the drawn matrix (py-irt JSONL)")
+    p.add_argument("--by-model", action="store_true",
+                   help="also print the default's coverage per held-out model and k (and the share above the truth)")
     return p.parse_args(argv)
 
 
@@ -75,8 +78,10 @@ def _row(name: str, k: int, estimates: list[Estimate], truths: list[float]) -> d
             "rmse": round(100 * float(np.sqrt(np.mean(error**2))), 3), "intervals": len(estimates)}
 
 
-def measure(matrix: ResponseMatrix, ks: list[int], repeats: int, seed: int) -> list[dict[str, Any]]:
-    """Rows per estimator and k, each model held out in turn, ``repeats`` samples each."""
+def measure(matrix: ResponseMatrix, ks: list[int], repeats: int, seed: int,
+            by_model: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Rows per estimator and k, each model held out in turn, ``repeats`` samples each; ``by_model``, when given,
+    receives the default's coverage per held-out model and k (and the share of its intervals above the truth)."""
     y = matrix.y.astype(float)
     models, items = y.shape
     rows: list[dict[str, Any]] = []
@@ -94,6 +99,11 @@ def measure(matrix: ResponseMatrix, ks: list[int], repeats: int, seed: int) -> l
                 drawn = np.random.default_rng([run_seed, 3]).choice(items, k, replace=False)
                 found["random"].append(random_estimate(y[m, drawn], items))
                 truths.append(float(y[m].mean()))
+            if by_model is not None:
+                mine = found[DEFAULT][-repeats:]
+                by_model.append({"model": matrix.models[m], "k": k, "score": round(100 * float(y[m].mean()), 2),
+                                 "coverage": round(float(np.mean([e.lo <= truths[-1] <= e.hi for e in mine])), 4),
+                                 "above": round(float(np.mean([e.lo > truths[-1] for e in mine])), 4)})
         rows += [_row(name, k, found[name], truths) for name in found]
     return rows
 
@@ -129,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     source = args.matrix or args.layton or args.csv or f"world {args.world} (seed {args.seed})"
     print(f"{source}: {len(matrix.models)} models x {items} items; {args.repeats} samples per model and k")
     start = time.perf_counter()
-    rows = measure(matrix, ks, args.repeats, args.seed)
+    per_model: list[dict[str, Any]] | None = [] if args.by_model else None
+    rows = measure(matrix, ks, args.repeats, args.seed, per_model)
     by = {(r["estimator"], r["k"]): r for r in rows}
     print(f"{'estimator':<16}{'k':>5}{'coverage':>10}{'se':>7}{'half-width':>12}{'rmse':>8}{'vs random':>11}")
     for r in rows:
@@ -137,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['estimator']:<16}{r['k']:>5}{100 * r['coverage']:>9.1f}%{100 * r['coverage_se']:>7.1f}"
               f"{r['half_width']:>12.2f}{r['rmse']:>8.2f}{ratio:>10.2f}x")
     print(f"({time.perf_counter() - start:.1f} s; half-width and rmse in points of the exam score)")
+    for r in per_model or []:
+        print(f"  {r['model'][:40]:<40}{r['k']:>5}  score {r['score']:6.2f}  covered {100 * r['coverage']:5.1f}%"
+              f"  above the truth {100 * r['above']:5.1f}%")
     if args.json:
         write_json(args.json, {"default": DEFAULT, "source": source, "models": len(matrix.models), "items": items,
                                "repeats": args.repeats, "seed": args.seed, "rows": rows})

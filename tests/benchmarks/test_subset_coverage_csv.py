@@ -75,3 +75,18 @@ def test_the_chembench_file_feeds_the_benchmark_as_its_matrix(tmp_path: Path) ->
     assert again.returncode == 0, again.stderr
     a, b = (json.loads((tmp_path / name).read_text()) for name in ("a.json", "b.json"))
     assert (a["models"], a["items"]) == (4, 60) and a["rows"] == b["rows"]
+
+
+def test_by_model_splits_the_default_coverage_per_held_out_model(tmp_path: Path) -> None:
+    lines = CHEMBENCH.read_text(encoding="utf-8").splitlines()
+    cut = tmp_path / "cut.csv"  # the real file's first 5 models on its first 80 questions
+    cut.write_text("".join(",".join(line.split(",")[:6]) + "\n" for line in lines[:81]), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--csv", str(cut), "--k", "10,20", "--repeats", "8",
+                           "--json", str(tmp_path / "a.json"), "--by-model"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    per = [line.split() for line in done.stdout.splitlines() if "above the truth" in line]
+    assert len(per) == 10  # 5 models x 2 k
+    rows = {r["k"]: r for r in json.loads((tmp_path / "a.json").read_text())["rows"] if r["estimator"] != "random"}
+    for k in (10, 20):
+        covered = [float(p[p.index("covered") + 1].rstrip("%")) for p in per if int(p[-9]) == k]
+        assert len(covered) == 5 and np.mean(covered) == pytest.approx(100 * rows[k]["coverage"], abs=0.05)
