@@ -26,7 +26,6 @@ MDE, and the number of pairs.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -40,6 +39,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lab.real_matrix import layton_matrix  # noqa: E402
 from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
@@ -63,31 +63,6 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the rows here")
     return p.parse_args(argv)
-
-
-def layton_matrix(path: str) -> ResponseMatrix:
-    """A layton-eval calibration file as a response matrix: a (model, riddle) is right when most of the judges
-    with a verdict said ``both_correct``; riddles every model answered are kept. Bad lines name file and line."""
-    votes: dict[str, dict[str, bool]] = {}
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-                model, riddle = str(row["model"]), str(row["riddle_id"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise SidewaysError(f"{path}:{number}: not a calibration row ({type(exc).__name__})") from None
-            said = [v for k, v in row.items() if k.startswith("both_correct_") and isinstance(v, bool)]
-            if not said:
-                raise SidewaysError(f"{path}:{number}: no judge's both_correct verdict")
-            votes.setdefault(model, {})[riddle] = 2 * sum(said) > len(said)
-    models = tuple(sorted(votes))
-    items = tuple(sorted(set.intersection(*(set(v) for v in votes.values())))) if votes else ()
-    if len(models) < 2 or len(items) < 2:
-        raise SidewaysError(f"{path}: needs 2 models or more sharing 2 riddles or more")
-    y = np.array([[int(votes[m][i]) for i in items] for m in models], dtype=np.int8)
-    return ResponseMatrix(models, items, y)
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
