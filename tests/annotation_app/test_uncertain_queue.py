@@ -130,15 +130,17 @@ def test_refits_run_in_the_background_when_labels_changed(tmp_path, monkeypatch)
     assert refits.current()[0] == 1  # the queue reads the new fit from here on
 
 
-@pytest.mark.parametrize("queue", ["uncertain", "latent"])
+@pytest.mark.parametrize("queue", ["uncertain", "latent", "lookahead"])
 def test_without_judgments_the_fitted_queues_refuse_in_one_line(tmp_path, queue):
+    import shutil
     import subprocess
     import sys
 
     from helpers import ROOT
     from helpers.label_project import label_project
 
-    root = label_project(tmp_path / "p", annotations={"queue": queue})  # a jury table, no judgments
+    root = label_project(tmp_path / "p", annotations={"queue": queue})
+    shutil.rmtree(root / "data" / "judgments")  # a jury table, no judgments
     done = subprocess.run([sys.executable, "-m", "sideways.commands.annotate", "serve", "--split", "llm",
                            "--annotator", "ana", "--port", "1"], cwd=root, capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}, timeout=120)
