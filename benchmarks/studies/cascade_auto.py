@@ -14,6 +14,10 @@ labels: the full jury's figures here are on half B too, and the two are compared
 
 Settings fixed before the coverage runs: 2 first judges, the field both_correct, shares 1/8, 1/4, 1/2, 20 splits,
 4 draws, seed 0; ties of ``splits`` broken by the fewest escalated rows (the most calls saved) then the panel's order.
+The same settings hold, fixed before their runs, for ``agree`` (each panel's pair agreeing most often on both_correct
+over half A's rows every panel judge graded; ties: the panel's order) and ``outlier`` (the judge whose both_correct
+verdicts agree least with the other judges', its mean pairwise agreement over half A, out of every first pair; within
+a panel the ``agree`` pair of the rest), both label-free, measured against the same target.
 Target per split: judge calls saved >= 30% and the half-width <= 1.15x the full jury's at every share; overall:
 coverage >= 94% at every share (pooled over splits; one split's 7 models x repeats are too few to read alone).
 
@@ -172,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         panels = cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels, rule, pop.field, FIRST)
         print(f"{rule} on the whole file: " + "; ".join(", ".join(p) for p in sorted({p[:FIRST] for p in
                                                                                         panels.values()})))
+    if {"agree", "outlier"} & set(rules):
+        rates = cascade_auto.judge_agreement(pop.tables.judgments, pop.field)
+        print("mean agreement with the other judges on the whole file: "
+              + ", ".join(f"{j} {100 * r:.1f}%" for j, r in sorted(rates.items(), key=lambda x: -x[1])))
     print(f"{args.file}: {len(pop.truth)} models; {args.splits} halvings, {args.repeats} label draws a share, "
           f"seed {args.seed}")
     load0, t0 = os.getloadavg()[0], time.perf_counter()

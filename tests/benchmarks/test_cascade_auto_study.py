@@ -31,11 +31,11 @@ def test_it_measures_each_rules_cascade_beside_the_full_jury_on_the_same_half(tm
     data = json.loads(out.read_text())
     assert [s["split"] for s in data["splits"]] == [0, 1]
     for s in data["splits"]:
-        for rule in ("splits", "labels"):
+        for rule in ("splits", "labels", "agree", "outlier"):
             r = s["rules"][rule]
             assert 0 < r["saved"] < 1 and r["rows"][0]["width_ratio"] > 0
             assert r["rows"][0]["intervals"] == s["full"][0]["intervals"]  # the same models and draws
-    assert {r["row"] for r in data["rows"]} == {"full", "splits", "labels"}
+    assert {r["row"] for r in data["rows"]} == {"full", "splits", "labels", "agree", "outlier"}
     assert "splits on the whole file:" in capsys.readouterr().out
     first = out.read_text()
     assert cascade_auto.main(args) == 0 and out.read_text() == first  # seeded
