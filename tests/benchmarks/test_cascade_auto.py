@@ -117,6 +117,21 @@ def test_the_outlier_rule_keeps_the_least_agreeing_judge_out_of_every_first_pair
     assert cascade_auto.choose(counts, "outlier", avoid="jz").pair == ("jb", "jd")  # no pair has it: the agree pair
 
 
+def test_narrowest_asks_each_panel_the_pair_giving_the_smallest_width_given_the_pairs_chosen_before():
+    panels = {"m": PANEL, "n": ("jb", "jc", "jd")}
+    cost = {"m": {("ja", "jb"): 2.0, ("ja", "jc"): 1.0, ("jb", "jc"): 3.0},
+            "n": {("jb", "jc"): 1.0, ("jb", "jd"): 1.0, ("jc", "jd"): 0.5}}
+    tried: list[dict[str, tuple[str, ...]]] = []
+    def width(trial: dict[str, tuple[str, ...]]) -> float:
+        tried.append(trial)
+        extra = 5.0 if trial["m"][:2] == ("ja", "jc") and trial["n"][:2] == ("jc", "jd") else 0.0  # jc twice: wide
+        return sum(cost[m][p[:2]] for m, p in trial.items()) + extra
+    chosen = cascade_auto.narrowest(panels, width)
+    assert chosen == {"m": ("ja", "jc", "jb"), "n": ("jb", "jc", "jd")}  # n's (jc, jd) is wide beside m's (ja, jc)
+    assert len(tried) == 6 and all(t["n"] == panels["n"] for t in tried[:3])  # m first, n at its own order
+    assert cascade_auto.narrowest(panels, lambda trial: 1.0) == panels  # ties: the panel's own order
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=1, max_size=15))
 def test_the_hidden_splits_are_exactly_the_splits_a_cascade_of_that_pair_turns_unanimous(grid):

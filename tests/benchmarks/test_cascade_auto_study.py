@@ -39,3 +39,21 @@ def test_it_measures_each_rules_cascade_beside_the_full_jury_on_the_same_half(tm
     assert "splits on the whole file:" in capsys.readouterr().out
     first = out.read_text()
     assert cascade_auto.main(args) == 0 and out.read_text() == first  # seeded
+
+
+def test_the_width_rule_never_widens_the_choosing_halfs_interval_and_is_measured_like_the_others(tmp_path):
+    source, out = tmp_path / "ppi.jsonl", tmp_path / "width.json"
+    _write_file(source, text=False)
+    pop = real_coverage.population(str(source), "llm", 15)
+    a, _ = cascade_auto.halves(pop, 0, 0)
+    half = cascade_auto.restrict(pop, a)
+    chosen = cascade_auto.choose(half, "width", 0)
+    assert all(sorted(chosen[m]) == sorted(p) for m, p in half.tables.panels.items())
+    assert cascade_auto.half_width(half, chosen, 0) <= cascade_auto.half_width(half, dict(half.tables.panels), 0)
+    args = ["--file", str(source), "--min-labels", "15", "--splits", "1", "--repeats", "1", "--shares", "0.5",
+            "--rules", "width", "--json", str(out)]
+    assert cascade_auto.main(args) == 0
+    [s] = json.loads(out.read_text())["splits"]
+    seen = cascade_auto.cascaded(cascade_auto.restrict(pop, cascade_auto.halves(pop, 0, 0)[1]), chosen)
+    assert s["rules"]["width"]["pairs"] == [list(p) for p in sorted({p[:2] for p in chosen.values()})]
+    assert s["rules"]["width"]["rows"][0]["intervals"] == s["full"][0]["intervals"] and len(seen.rows)
