@@ -26,7 +26,7 @@ coverage >= 94% at every share (pooled over splits; one split's 7 models x repea
 
 Prints, per split, each rule's pairs (when they differ from the first split's), calls saved, labelled rows of B its
 first judges settled against their label, and per share its coverage and width ratio beside the full jury's; then
-the pooled table. ``--json OUT`` writes every split's figures.
+the pooled table. ``--json OUT`` writes every split's figures and the pooled rows, again after each split.
 """
 
 from __future__ import annotations
@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.splits):
         splits.append(one_split(pop, i, args, shares, rules, orders))
         _print_split(splits[-1], shares)
+        if args.json:  # the halvings so far, pooled: a run stopped early keeps them
+            write_json(args.json, {"splits": splits, "rows": pooled(splits, shares, rules + [",".join(o) for o in
+                                                                                              orders])})
     rows = pooled(splits, shares, rules + [",".join(o) for o in orders])
     print("\n| row | share | coverage % ± se | mean half-width (points) | x full (of the means; per split: mean, "
           "worst, splits <= 1.15) "
