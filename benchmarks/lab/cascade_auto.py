@@ -1,5 +1,6 @@
-"""A measured rule choosing a cascade's first judges per panel from judgments of the whole panel (docs/method.md §2,
-"First judges chosen by measurement"); ``benchmarks/studies/cascade_auto.py`` measures it cross-fitted.
+"""Measured rules choosing a cascade's first judges per panel from judgments of the whole panel (docs/validation.md,
+"First judges chosen by measurement"); ``benchmarks/studies/cascade_auto.py`` measures them cross-fitted. None is
+kept: each misses the target cross-fitted on the real LLM file.
 
 Why: a cascade loses exactly the later verdicts on the rows its first judges settle; where the full jury split on
 such a row, the split is hidden (the row lands in a unanimous bin). So from a run of the whole panel, for each pair
