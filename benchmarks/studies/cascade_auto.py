@@ -2,7 +2,8 @@
 
 Usage:
   python benchmarks/studies/cascade_auto.py [--file F] [--split llm] [--splits 20] [--repeats 4] [--seed 0]
-                                            [--shares 0.125,0.25,0.5] [--rules splits,labels] [--json OUT]
+                                            [--shares 0.125,0.25,0.5] [--rules splits,labels,agree,outlier,width]
+                                            [--orders O1;O2] [--json OUT]
 
 For each of ``--splits`` seeded splits of the file's riddles into two halves A and B: each rule of
 :mod:`lab.cascade_auto` chooses every panel's first pair from half A alone (``splits``: the full jury's verdicts
@@ -14,12 +15,18 @@ labels: the full jury's figures here are on half B too, and the two are compared
 
 Settings fixed before the coverage runs: 2 first judges, the field both_correct, shares 1/8, 1/4, 1/2, 20 splits,
 4 draws, seed 0; ties of ``splits`` broken by the fewest escalated rows (the most calls saved) then the panel's order.
+The same settings hold, fixed before their runs, for ``agree`` (each panel's pair agreeing most often on both_correct
+over half A's rows every panel judge graded; ties: the panel's order) and ``outlier`` (the judge whose both_correct
+verdicts agree least with the other judges', its mean pairwise agreement over half A, out of every first pair; within
+a panel the ``agree`` pair of the rest), both label-free, measured against the same target; and for ``width``
+(:func:`lab.cascade_auto.narrowest`: per panel in turn the pair whose cascade gives the narrowest mean latent
+half-width over half A's measured models at label share 1/2 of half A's labels, 2 seeded draws; with labels).
 Target per split: judge calls saved >= 30% and the half-width <= 1.15x the full jury's at every share; overall:
 coverage >= 94% at every share (pooled over splits; one split's 7 models x repeats are too few to read alone).
 
 Prints, per split, each rule's pairs (when they differ from the first split's), calls saved, labelled rows of B its
 first judges settled against their label, and per share its coverage and width ratio beside the full jury's; then
-the pooled table. ``--json OUT`` writes every split's figures.
+the pooled table. ``--json OUT`` writes every split's figures and the pooled rows, again after each split.
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ from lab import cascade_auto  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 
 FIRST = 2
+#: The rules measured: lab.cascade_auto's, and ``width`` (lab.cascade_auto.narrowest with :func:`half_width`).
+RULES = (*cascade_auto.RULES, "width")
+#: ``width``'s label share of the choosing half and its draws (fixed before its run).
+WIDTH_SHARE, WIDTH_DRAWS = 0.5, 2
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -55,7 +66,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=4, help="label draws per share and split (default: 4)")
     p.add_argument("--seed", type=int, default=0, help="the seed of the halvings, the label draws and the fits")
     p.add_argument("--shares", default="0.125,0.25,0.5", help="label shares kept, comma-separated")
-    p.add_argument("--rules", default=",".join(cascade_auto.RULES), help="the rules measured, comma-separated")
+    p.add_argument("--rules", default=",".join(cascade_auto.RULES),
+                   help=f"the rules measured, comma-separated (of {', '.join(RULES)})")
     p.add_argument("--orders", default="", help="fixed orders measured beside the rules on the same halves "
                    "(real_coverage.py --cascade's keys or prefixes; orders separated by ';')")
     p.add_argument("--min-labels", type=int, default=50, help="models with this many labels in the file are measured")
@@ -95,6 +107,28 @@ def hidden(full: real_coverage.Population, seen: real_coverage.Population) -> in
     return int((split & (both[f"{f}_judges_seen"] == FIRST)).sum())
 
 
+def half_width(pop: real_coverage.Population, panels: dict[str, tuple[str, ...]], seed: int) -> float:
+    """The mean latent half-width over ``pop``'s measured models under a cascade of ``panels``, at label share
+    ``WIDTH_SHARE`` over ``WIDTH_DRAWS`` draws seeded by ``seed``: what ``width`` minimises on the choosing half."""
+    seen = cascaded(pop, panels)
+    widths = []
+    for r in range(WIDTH_DRAWS):
+        kept = real_coverage.keep_labels(pop.labels, WIDTH_SHARE, np.random.default_rng(np.random.SeedSequence(
+            [seed, 59, r])))
+        got = real_coverage.latent_intervals(seen, kept, seed, f"width/{r}", ["latent"])["latent"]
+        widths += [(hi - lo) / 2 for lo, hi in got.values()]
+    return float(np.mean(widths))
+
+
+def choose(pop: real_coverage.Population, rule: str, seed: int) -> dict[str, tuple[str, ...]]:
+    """Each model's panel ordered by ``rule`` from ``pop`` (the choosing half): its labels read by ``labels`` and
+    ``width`` only."""
+    if rule == "width":
+        return cascade_auto.narrowest(pop.tables.panels, lambda panels: half_width(pop, panels, seed), FIRST)
+    labels = pop.labels if rule == "labels" else pop.labels.iloc[:0]
+    return cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, labels, rule, pop.field, FIRST)
+
+
 def one_split(pop: real_coverage.Population, i: int, args: argparse.Namespace, shares: list[float],
               rules: list[str], orders: list[tuple[str, ...]]) -> dict[str, Any]:
     """Every rule's choice on half A and its figures on half B, beside the full jury's on half B."""
@@ -103,8 +137,7 @@ def one_split(pop: real_coverage.Population, i: int, args: argparse.Namespace, s
     full = {r["share"]: r for r in real_coverage.measure(pb, shares, args.repeats, args.seed + i, ["latent"])}
     out: dict[str, Any] = {"split": i, "full": [full[s] for s in shares], "rules": {}}
     measured: dict[tuple[tuple[str, tuple[str, ...]], ...], dict[str, Any]] = {}
-    chosen = {rule: cascade_auto.chosen_panels(pa.tables.judgments, pa.tables.panels, pa.labels if rule == "labels"
-                                               else pa.labels.iloc[:0], rule, pop.field, FIRST) for rule in rules}
+    chosen = {rule: choose(pa, rule, args.seed + i) for rule in rules}
     chosen |= {",".join(o): real_coverage.cascaded_panels(pb, o) for o in orders}
     for rule, panels in chosen.items():
         key = tuple(sorted(panels.items()))
@@ -163,15 +196,19 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     shares = [float(s) for s in args.shares.split(",")]
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    bad = sorted(set(rules) - set(cascade_auto.RULES))
+    bad = sorted(set(rules) - set(RULES))
     if bad:
-        raise SystemExit(f"--rules: unknown {', '.join(bad)} (known: {', '.join(cascade_auto.RULES)})")
+        raise SystemExit(f"--rules: unknown {', '.join(bad)} (known: {', '.join(RULES)})")
     pop = real_coverage.population(args.file, args.split, args.min_labels)
     orders = real_coverage.judge_orders(pop, args.orders, FIRST) if args.orders else []
     for rule in rules:
-        panels = cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels, rule, pop.field, FIRST)
+        panels = choose(pop, rule, args.seed)
         print(f"{rule} on the whole file: " + "; ".join(", ".join(p) for p in sorted({p[:FIRST] for p in
                                                                                         panels.values()})))
+    if {"agree", "outlier"} & set(rules):
+        rates = cascade_auto.judge_agreement(pop.tables.judgments, pop.field)
+        print("mean agreement with the other judges on the whole file: "
+              + ", ".join(f"{j} {100 * r:.1f}%" for j, r in sorted(rates.items(), key=lambda x: -x[1])))
     print(f"{args.file}: {len(pop.truth)} models; {args.splits} halvings, {args.repeats} label draws a share, "
           f"seed {args.seed}")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
@@ -179,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.splits):
         splits.append(one_split(pop, i, args, shares, rules, orders))
         _print_split(splits[-1], shares)
+        if args.json:  # the halvings so far, pooled: a run stopped early keeps them
+            write_json(args.json, {"splits": splits, "rows": pooled(splits, shares, rules + [",".join(o) for o in
+                                                                                              orders])})
     rows = pooled(splits, shares, rules + [",".join(o) for o in orders])
     print("\n| row | share | coverage % ± se | mean half-width (points) | x full (of the means; per split: mean, "
           "worst, splits <= 1.15) "

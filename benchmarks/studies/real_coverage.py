@@ -4,7 +4,7 @@ Usage:
   python benchmarks/studies/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                              [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                              [--field both_correct]
-                                             [--cascade ORDER|all|auto [--first 2] [--unasked marginal]
+                                             [--cascade ORDER|all|auto[:RULE] [--first 2] [--unasked marginal]
                                              [--unsure LO,HI] [--random SHARE]]
                                              [--order random|uncertain|width|latent|lookahead]
 
@@ -60,7 +60,8 @@ first `--first` judges keep every verdict and the others keep theirs only on the
 verdicts the cascade would not have asked are dropped before anything is computed). `--cascade all` measures every
 order that gives a different cascade; `--cascade auto` each panel's first pair chosen from the file's own verdicts
 by lab.cascade_auto's `splits` rule (the fewest full-jury splits hidden; in-sample: cascade_auto.py measures it
-cross-fitted); `--full JSON` reads the full jury's figures from an earlier `--json` of the
+cross-fitted), `auto:RULE` by its rule RULE (`agree`, `outlier`: label-free; `labels` reads the file's labels);
+`--full JSON` reads the full jury's figures from an earlier `--json` of the
 same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
 cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
 dropped verdicts as "no verdict" (the code a failed judge gets) instead of marginalising them (`marginal`, as the
@@ -117,7 +118,8 @@ from sideways.scoring.posterior import shortest_set  # noqa: E402
 
 DEFAULT_FILE = REPO / "reproductions" / "layton-eval" / "data" / "layton-eval-ppi-llm.figures.jsonl"
 INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
-#: ``--cascade auto``: each panel's first pair chosen by lab.cascade_auto (in-sample: on the file measured).
+#: ``--cascade auto[:RULE]``: each panel's first pair chosen by lab.cascade_auto's RULE (``splits`` unless named;
+#: in-sample: on the file measured).
 AUTO = ("auto",)
 #: The app's queues ``--order`` can keep the labels of (random: a random share of each model's).
 QUEUES = ("uncertain", "width", "latent", "lookahead")
@@ -138,7 +140,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--order", default="random", choices=("random", *QUEUES),
                    help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
-    p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), or all")
+    p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), all, "
+                   "or auto[:RULE] (lab.cascade_auto)")
     p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
     p.add_argument("--full", metavar="JSON", help="with --cascade: the full jury's figures from an earlier --json of "
                    "the same arguments without --cascade, instead of measuring them again")
@@ -373,8 +376,11 @@ def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]
     ``all``: every order
     of the file's judges, less those giving every model the same first judges as an earlier one."""
     judges = sorted({j for p in pop.tables.panels.values() for j in p})
-    if spec == "auto":
-        return [AUTO]
+    if spec == "auto" or spec.startswith("auto:"):
+        rule = spec.partition(":")[2] or "splits"
+        if rule not in cascade_auto.RULES:
+            raise SystemExit(f"--cascade auto:RULE: RULE is one of {', '.join(cascade_auto.RULES)}, got {rule!r}")
+        return [AUTO if rule == "splits" else (*AUTO, rule)]
     if spec != "all":
         return [_order(judges, one) for one in spec.split(";")]
     seen: set[tuple[tuple[str, frozenset[str]], ...]] = set()
@@ -400,10 +406,12 @@ def _order(judges: list[str], spec: str) -> tuple[str, ...]:
 
 def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """Each model's panel in the order ``order`` asks it (judges it does not name after, in file order); ``AUTO``:
-    each panel's first pair chosen from the file's own verdicts (lab.cascade_auto's ``splits`` rule, no label)."""
-    if order == AUTO:
-        return cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels.iloc[:0], "splits",
-                                          pop.field, 2)
+    each panel's first pair chosen from the file's own verdicts (lab.cascade_auto's ``splits`` rule, no label;
+    ``("auto", RULE)``: its rule RULE, the file's labels read by ``labels`` only)."""
+    if order[: len(AUTO)] == AUTO:
+        rule = order[1] if len(order) > 1 else "splits"
+        return cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels,
+                                          pop.labels if rule == "labels" else pop.labels.iloc[:0], rule, pop.field, 2)
     rank = {j: i for i, j in enumerate(order)}
     return {m: tuple(sorted(p, key=lambda j: rank.get(j, len(rank)))) for m, p in pop.tables.panels.items()}
 
@@ -580,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     shares = [float(s) for s in args.shares.split(",")]
     names = [n.strip() for n in args.intervals.split(",")]
     _band(args.unsure)  # a bad band is refused before anything is measured
-    if args.cascade == "auto" and args.first != 2:
+    if (args.cascade or "").startswith("auto") and args.first != 2:
         raise SystemExit(f"--cascade auto chooses a first pair: --first 2, got {args.first}")
     if args.random is not None and not 0.0 <= args.random <= 1.0:
         raise SystemExit(f"--random: a share from 0 to 1, got {args.random:g}")

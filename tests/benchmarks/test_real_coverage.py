@@ -332,3 +332,20 @@ def test_cascade_auto_asks_first_each_panels_pair_hiding_the_fewest_of_the_files
     assert c["order"] == ["auto"] and c["calls"] == len(seen.tables.judgments)
     with pytest.raises(SystemExit, match="--first 2"):
         real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "auto", "--first", "3"])
+
+
+def test_cascade_auto_rule_asks_first_the_pairs_that_rule_of_lab_cascade_auto_chooses(tmp_path):
+    from lab import cascade_auto
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    for rule in ("agree", "outlier"):
+        [order] = real_coverage.judge_orders(pop, f"auto:{rule}", 2)
+        assert order == ("auto", rule)
+        want = cascade_auto.chosen_panels(pop.tables.judgments, pop.tables.panels, pop.labels.iloc[:0], rule)
+        assert real_coverage.cascaded_panels(pop, order) == want
+    assert real_coverage.judge_orders(pop, "auto:splits", 2) == real_coverage.judge_orders(pop, "auto", 2)
+    with pytest.raises(SystemExit, match="RULE is one of"):
+        real_coverage.judge_orders(pop, "auto:cheapest", 2)
+    with pytest.raises(SystemExit, match="--first 2"):
+        real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "auto:agree", "--first", "3"])
