@@ -125,16 +125,18 @@ def uncertain_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.Dat
 
 
 def lookahead_order(pool: list[Candidate], jury: pd.DataFrame, judgments: pd.DataFrame,
-                    right: dict[tuple[str, str], bool], seed: int, split: str) -> list[Candidate]:
+                    right: dict[tuple[str, str], bool], seed: int, split: str,
+                    limit: int | None = None) -> list[Candidate]:
     """The app's ``lookahead`` queue (one annotator whose labels are the truth): every row started at the
     latent-class fit of the verdicts alone, its gains updated after every label (the app updates them in the
-    background as each label lands)."""
+    background as each label lands); the first ``limit`` (default: every prediction)."""
     gains = lookahead.fit_for(pool, jury, judgments, FIELD, seed, split)
     plan = Plan(seed, split, len(pool), 0.0, policy="lookahead", field=FIELD)
     events: list[Event] = []
     chosen: list[Candidate] = []
     fit = gains(pd.DataFrame())
-    while (c := next_item(plan, pool, events, "sim", fit=fit)) is not None:
+    limit = len(pool) if limit is None else limit
+    while len(chosen) < limit and (c := next_item(plan, pool, events, "sim", fit=fit)) is not None:
         chosen.append(c)
         events.append(truth_label(c, right, len(events) + 1))
         fit = gains(event_labels(events))

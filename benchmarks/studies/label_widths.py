@@ -27,7 +27,14 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import pandas as pd  # noqa: E402
-from label_policies import FIELD, candidates, mean_half_width, order, uncertain_order  # noqa: E402
+from label_policies import (  # noqa: E402
+    FIELD,
+    candidates,
+    lookahead_order,
+    mean_half_width,
+    order,
+    uncertain_order,
+)
 
 from lab.coverage import Setting, setting_params, simulate_run, split_riddles  # noqa: E402
 from sideways.annotation.labels import seeded_sample, simulate_labels  # noqa: E402
@@ -38,7 +45,7 @@ from sideways.sources.demo import load_demo  # noqa: E402
 
 
 def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[int], posterior: str,
-           queue: str = "width") -> tuple[int, float, list[float]]:
+           queue: str = "lookahead") -> tuple[int, float, list[float]]:
     """(simulated labels, their mean half-width, the mean half-width at each count of real labels)."""
     predictions, judgments, jury = simulate_run(params, riddles, seed)
     by_id = riddles.set_index("riddle_id").to_dict("index")
@@ -49,8 +56,12 @@ def widths(params, riddles: pd.DataFrame, split: str, seed: int, counts: list[in
     start = mean_half_width(jury, simulated, seed, posterior, judgments, split)
     pool = candidates(jury)
     limit = min(max(counts), len(pool))
-    chosen = (uncertain_order(pool, jury, judgments, right, seed, split, limit=limit) if queue == "uncertain"
-              else order(queue, pool, right, seed, split, limit))
+    if queue == "lookahead":
+        chosen = lookahead_order(pool, jury, judgments, right, seed, split, limit)
+    elif queue in ("uncertain", "latent"):
+        chosen = uncertain_order(pool, jury, judgments, right, seed, split, limit=limit, policy=queue)
+    else:
+        chosen = order(queue, pool, right, seed, split, limit)
     index = predictions.set_index(["riddle_id", "model"])
     out = []
     for n in counts:

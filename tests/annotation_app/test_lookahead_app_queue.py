@@ -234,3 +234,18 @@ def test_the_app_serves_the_lookahead_order_from_the_gains_at_start(tmp_path, mo
     assert served[0] == first.key  # the gains of the verdicts' fit, before any label
     assert len(set(served)) == 8
     assert [e.item for e in LabelStore(root / "data/labels/llm.jsonl").events()] == served
+
+
+def test_past_its_bound_the_app_serves_width_and_says_why(tmp_path):
+    from dataclasses import replace
+
+    from sideways.commands.annotate import LOOKAHEAD_MAX_ROWS, served_queue
+
+    params = load_params(_project(tmp_path) / "params.yaml")
+    small = [Candidate(f"r{i:05d}", "m", "openai", (1, 1)) for i in range(LOOKAHEAD_MAX_ROWS)]
+    assert served_queue(params, small) == ("lookahead", None)
+    big = [*small, Candidate("r99999", "m", "openai", (1, 1))]
+    queue, why = served_queue(params, big)
+    assert queue == "width" and why is not None and f"{LOOKAHEAD_MAX_ROWS + 1:,}" in why and "annotations.queue" in why
+    latent = replace(params, annotations=replace(params.annotations, queue="latent"))
+    assert served_queue(latent, big) == ("latent", None)  # only the lookahead queue is bounded

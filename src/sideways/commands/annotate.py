@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -90,10 +91,23 @@ def label_file(split: str) -> Path:
     return paths.LABELS / f"{split}.jsonl"
 
 
+def served_queue(params: Params, candidates: Sequence[Candidate]) -> tuple[str, str | None]:
+    """The queue the app serves, and a line saying why when it is not ``annotations.queue``: the ``lookahead``
+    queue serves models of at most :data:`LOOKAHEAD_MAX_ROWS` predictions (its update after a label grows with a
+    model's predictions); past that the app serves ``width``, the same gain for v1's interval in closed form."""
+    queue = params.annotations.queue
+    most = max(Counter(c.model for c in candidates).values(), default=0)
+    if queue != "lookahead" or most <= LOOKAHEAD_MAX_ROWS:
+        return queue, None
+    return "width", (f"the width queue: the lookahead queue serves models of at most {LOOKAHEAD_MAX_ROWS:,} "
+                     f"predictions (this split has {most:,} for one; set annotations.queue to choose)")
+
+
 def plan_for(params: Params, split: str, items: list[Item]) -> Plan:
-    """The queue settings: ``annotations.budget`` (default: ``share`` of the predictions)."""
+    """The queue settings: ``annotations.budget`` (default: ``share`` of the predictions), the queue served."""
     budget = params.annotations.budget or max(1, round(params.annotations.share * len(items)))
-    return Plan(params.seed, split, budget, params.annotations.double_share, params.annotations.queue,
+    queue, _ = served_queue(params, [i.candidate for i in items])
+    return Plan(params.seed, split, budget, params.annotations.double_share, queue,
                 params.calibration.field, params.annotations.first_double, params.jury.cascade.first)
 
 
@@ -112,8 +126,11 @@ def run(args: argparse.Namespace) -> int:
     return print_stats(params, args.split)
 
 
-#: The fewest seconds between two updates of the ``lookahead`` queue's gains (each a fraction of a second).
+#: The fewest seconds between two updates of the ``lookahead`` queue's gains.
 LOOKAHEAD_EVERY = 1.0
+#: The most predictions of one model the ``lookahead`` queue serves: a label's update recomputes the model's gains,
+#: about 2 s of CPU at 300 predictions and 10 s at 1,000 (benchmarks/studies/lookahead_cost.py).
+LOOKAHEAD_MAX_ROWS = 1_000
 
 
 def queue_scores(params: Params, split: str, store: LabelStore, candidates: Sequence[Candidate]) -> Scores[Any] | None:
@@ -121,7 +138,7 @@ def queue_scores(params: Params, split: str, store: LabelStore, candidates: Sequ
     latent-class fit once, then updated with each label, :data:`LOOKAHEAD_EVERY` seconds apart at most), the
     ``uncertain`` queue's scores or the ``latent`` queue's per-cell fit (a latent-class fit on the split's verdicts
     and labels so far, refitted in the background), or None under another queue."""
-    queue, field = params.annotations.queue, params.calibration.field
+    (queue, _), field = served_queue(params, candidates), params.calibration.field
     if queue not in ("uncertain", "latent", "lookahead"):
         return None
     jury, judgments = split_tables(split, [m.key for m in params.models_taking(split)])
@@ -156,6 +173,8 @@ def serve(params: Params, split: str, annotator: str, host: str, port: int, name
           f"open {url} (Ctrl+C stops)", flush=True)
     if (note := skipped(params, split)) is not None:
         print(f"sideways annotate: {note}", flush=True)
+    if (why := served_queue(params, [i.candidate for i in items])[1]) is not None:
+        print(f"sideways annotate: {why}", flush=True)
     web.run_app(app, host=host, port=port, print=None)
     return 0
 
