@@ -4,7 +4,8 @@ Usage:
   python benchmarks/studies/real_coverage.py [--file F] [--split llm] [--shares 0.125,0.25,0.5] [--repeats 200]
                                              [--seed 0] [--min-labels 50] [--intervals published,v1,...] [--json OUT]
                                              [--field both_correct]
-                                             [--cascade ORDER|all|auto[:RULE] [--first 2] [--unasked marginal]
+                                             [--cascade ORDER|all|auto[:RULE]|rotate [--rotate-seed 0] [--first 2]
+                                             [--unasked marginal]
                                              [--unsure LO,HI] [--random SHARE]]
                                              [--order random|uncertain|width|latent|lookahead]
 
@@ -61,6 +62,9 @@ verdicts the cascade would not have asked are dropped before anything is compute
 order that gives a different cascade; `--cascade auto` each panel's first pair chosen from the file's own verdicts
 by lab.cascade_auto's `splits` rule (the fewest full-jury splits hidden; in-sample: cascade_auto.py measures it
 cross-fitted), `auto:RULE` by its rule RULE (`agree`, `outlier`: label-free; `labels` reads the file's labels);
+`--cascade rotate` draws each prediction's first pair from its panel's pairs by a coin hashed from
+(`--rotate-seed`, the riddle, the model) (lab.cascade_rotate: each pair equally likely, the third judge asked where
+the two disagree, the unasked verdicts marginalised by the row's own pair): a measured design, not the pipeline's.
 `--full JSON` reads the full jury's figures from an earlier `--json` of the
 same arguments instead of measuring them again. Each order prints the judge calls of the file's full jury, the
 cascade's, and the share saved, and each half-width's ratio to the full jury's. `--unasked absent` reads the
@@ -78,6 +82,7 @@ Seeded: the same arguments give the same output.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -98,7 +103,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lab import cascade_auto, cascade_random, cascade_unsure  # noqa: E402
+from lab import cascade_auto, cascade_random, cascade_rotate, cascade_unsure  # noqa: E402
 from lab.width_parts import binned_intervals, level_grid, stratified  # noqa: E402
 from sideways.annotation.log import Event  # noqa: E402
 from sideways.annotation.rater_labels import event_labels  # noqa: E402
@@ -121,6 +126,8 @@ INTERVALS = ("published", "v1", "hierarchical", "latent-class", "latent")
 #: ``--cascade auto[:RULE]``: each panel's first pair chosen by lab.cascade_auto's RULE (``splits`` unless named;
 #: in-sample: on the file measured).
 AUTO = ("auto",)
+#: ``--cascade rotate``: each prediction's first pair drawn by a seeded coin (lab.cascade_rotate).
+ROTATE = ("rotate",)
 #: The app's queues ``--order`` can keep the labels of (random: a random share of each model's).
 QUEUES = ("uncertain", "width", "latent", "lookahead")
 #: Measured when named in --intervals only.
@@ -141,7 +148,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                    help="which labels each repeat keeps: a random share (default), or a queue's first")
     p.add_argument("--json", metavar="OUT", help="also write the figures to OUT")
     p.add_argument("--cascade", metavar="ORDER", help="judges asked first (keys or prefixes, comma-separated), all, "
-                   "or auto[:RULE] (lab.cascade_auto)")
+                   "auto[:RULE] (lab.cascade_auto), or rotate (lab.cascade_rotate)")
+    p.add_argument("--rotate-seed", type=int, default=0, help="with --cascade rotate: the seed of the pair coin")
     p.add_argument("--first", type=int, default=2, help="the cascade's judges every row goes to (default: 2)")
     p.add_argument("--full", metavar="JSON", help="with --cascade: the full jury's figures from an earlier --json of "
                    "the same arguments without --cascade, instead of measuring them again")
@@ -207,6 +215,8 @@ class Population:
     first: int = 0  # a cascade's first judges (0: the full jury); the latent fit marginalises what it did not ask
     # latent-known's fits, one per (seed, field): filled by known_predictions
     known: dict[tuple[int, str], pd.DataFrame] = dataclasses.field(default_factory=dict, compare=False)
+    # a rotating cascade's judges per (riddle_id, model) row, in the order asked (None: per model, the panels')
+    heads: cascade_rotate.RowPanels | None = None
 
 
 def population(path: str, split: str, min_labels: int, field: str = "both_correct") -> Population:
@@ -381,6 +391,8 @@ def judge_orders(pop: Population, spec: str, first: int) -> list[tuple[str, ...]
         if rule not in cascade_auto.RULES:
             raise SystemExit(f"--cascade auto:RULE: RULE is one of {', '.join(cascade_auto.RULES)}, got {rule!r}")
         return [AUTO if rule == "splits" else (*AUTO, rule)]
+    if spec == "rotate":
+        return [ROTATE]
     if spec != "all":
         return [_order(judges, one) for one in spec.split(";")]
     seen: set[tuple[tuple[str, frozenset[str]], ...]] = set()
@@ -417,28 +429,49 @@ def cascaded_panels(pop: Population, order: tuple[str, ...]) -> dict[str, tuple[
 
 
 def cascaded(pop: Population, order: tuple[str, ...], first: int, unasked: str = "marginal",
-             band: tuple[float, float] | None = None, seed: int = 0, random: float | None = None) -> Population:
+             band: tuple[float, float] | None = None, seed: int = 0, random: float | None = None,
+             rotate_seed: int = 0) -> Population:
     """The population as a cascade asking ``order`` first would see it: the verdicts it would not have asked
     dropped (:func:`sideways.scoring.cascade.drop_unasked`), the jury recounted, the latent fit told the cascade
     (``unasked`` "marginal") or not ("absent": the dropped verdicts read as no verdict); ``band``: also escalate the
     rows the verdicts-only fit is unsure of (:func:`lab.cascade_unsure.unsure`, seeded by ``seed``);
-    ``random``: also escalate that share of the settled rows (:func:`lab.cascade_random.random_share`)."""
+    ``random``: also escalate that share of the settled rows (:func:`lab.cascade_random.random_share`); ``ROTATE``:
+    each row's first pair drawn by :func:`lab.cascade_rotate.row_panels` seeded by ``rotate_seed``."""
     rules = ([] if band is None else [cascade_unsure.unsure_rule(band, seed)]) + (
         [] if random is None else [cascade_random.random_rule(random, seed)])
+    if order == ROTATE:
+        if rules:
+            raise SystemExit("--cascade rotate: no --unsure or --random (measured with the fixed orders only)")
+        keys = pop.tables.judgments[["riddle_id", "model"]].drop_duplicates()
+        heads = cascade_rotate.row_panels(keys, pop.tables.panels, rotate_seed, first)
+        return cascaded_panels_seen(pop, dict(pop.tables.panels), first, unasked, heads=heads)
     return cascaded_panels_seen(pop, cascaded_panels(pop, order), first, unasked, _either(rules) if rules else None)
 
 
 def cascaded_panels_seen(pop: Population, panels: dict[str, tuple[str, ...]], first: int, unasked: str = "marginal",
-                         escalate: cascade.Escalate | None = None) -> Population:
+                         escalate: cascade.Escalate | None = None,
+                         heads: cascade_rotate.RowPanels | None = None) -> Population:
     """The population as a cascade asking each model's ``panels`` in order would see it (its ``first`` judges grade
-    every row; ``escalate``: a rule sending more rows up): the unasked verdicts dropped, the jury recounted."""
-    judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, escalate)
+    every row; ``escalate``: a rule sending more rows up): the unasked verdicts dropped, the jury recounted.
+    ``heads``: each (riddle_id, model) row's own order instead (a rotating first pair, lab.cascade_rotate; the
+    population then keeps it, and is measured inside :func:`seen_by`)."""
+    if heads is None:
+        judgments = cascade.drop_unasked(pop.tables.judgments, panels, first, escalate)
+    else:
+        judgments = cascade_rotate.drop_unasked(pop.tables.judgments, heads, first)
     tables = dataclasses.replace(pop.tables, judgments=judgments, panels=panels)
     jury = jury_table(judgments, tables.predictions, panels)
     rows = jury.merge(pop.labels[["riddle_id", "model"]], on=["riddle_id", "model"])
     if len(rows) != len(pop.rows):
         raise SystemExit("--cascade: a labelled prediction lost every verdict")  # the first judges grade every row
-    return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0)
+    return Population(pop.field, tables, jury, pop.labels, pop.truth, rows, first if unasked == "marginal" else 0,
+                      heads=heads)
+
+
+def seen_by(pop: Population) -> contextlib.AbstractContextManager[None]:
+    """The context measuring ``pop`` in: a rotating cascade's per-row first pairs told to the latent fit
+    (:func:`lab.cascade_rotate.marginalised`), nothing otherwise."""
+    return contextlib.nullcontext() if pop.heads is None else cascade_rotate.marginalised(pop.heads)
 
 
 def _either(rules: list[cascade.Escalate]) -> cascade.Escalate:
@@ -548,25 +581,28 @@ def _measure_cascade(pop: Population, full: list[dict[str, Any]], order: tuple[s
                      shares: list[float], names: list[str]) -> dict[str, Any]:
     """One order's cascade: its calls against the full jury's, and every interval's figures beside the full jury's."""
     band = _band(args.unsure)
-    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed, args.random)
+    seen = cascaded(pop, order, args.first, args.unasked, band, args.seed, args.random, args.rotate_seed)
     calls, full_calls = len(seen.tables.judgments), len(pop.tables.judgments)
     saved = 1 - calls / full_calls
     up = seen.jury["both_correct_judges"].to_numpy() > args.first
     unsure = ("" if band is None else f", unsure {band[0]:g}-{band[1]:g} escalated") + (
         "" if args.random is None else f", a random {args.random:g} of the settled escalated")
-    print(f"\ncascade {', '.join(order)} (first {args.first}, unasked verdicts {args.unasked}{unsure}): "
+    rotated = "" if seen.heads is None else f" seed {args.rotate_seed}"
+    print(f"\ncascade {', '.join(order)}{rotated} (first {args.first}, unasked verdicts {args.unasked}{unsure}): "
           f"{calls} of the full jury's {full_calls} judge calls ({100 * saved:.1f}% saved; "
           f"{100 * up.mean():.1f}% of predictions escalated)")
     full_judges = int(pop.rows[f"{pop.field}_judges"].max())
     print(f"labelled rows settled against their label: {contradicted(seen, args.first)} (the full jury's unanimous "
           f"rows against their label: {contradicted(pop, full_judges)})")
     width = {(r["interval"], r["share"]): r["half_width"] for r in full}
+    with seen_by(seen):
+        measured = measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)
     rows = [r | {"width_ratio": r["half_width"] / width[(r["interval"], r["share"])],
-                 "labels": kept_count(seen, r["share"], args.order)}
-            for r in measure(seen, shares, args.repeats, args.seed, names, args.order, args.split)]
+                 "labels": kept_count(seen, r["share"], args.order)} for r in measured]
     _print_rows(rows)
     return {"order": list(order), "first": args.first, "unasked": args.unasked, "unsure": args.unsure,
-            "random": args.random, "contradicted": contradicted(seen, args.first), "calls": calls,
+            "random": args.random, "rotate_seed": None if seen.heads is None else args.rotate_seed,
+            "contradicted": contradicted(seen, args.first), "calls": calls,
             "full_calls": full_calls, "saved": saved, "rows": rows}
 
 
@@ -628,8 +664,8 @@ def main(argv: list[str] | None = None) -> int:
                 "width_ratio")
         write_json(args.json, {
             "default": CalibrationParams().posterior,
-            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "random", "contradicted", "calls",
-                                            "full_calls", "saved")}
+            "cascades": [{k: c[k] for k in ("order", "first", "unasked", "unsure", "random", "rotate_seed",
+                                            "contradicted", "calls", "full_calls", "saved")}
                          for c in cascades],
             "rows": [{k: r[k] for k in keep if k in r} for r in rows],
             "models": [{"interval": r["interval"], "share": r["share"], "model": m, "coverage": c}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -349,3 +350,35 @@ def test_cascade_auto_rule_asks_first_the_pairs_that_rule_of_lab_cascade_auto_ch
         real_coverage.judge_orders(pop, "auto:cheapest", 2)
     with pytest.raises(SystemExit, match="--first 2"):
         real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "auto:agree", "--first", "3"])
+
+
+def test_cascade_rotate_asks_each_predictions_own_drawn_pair_first_and_the_third_only_where_they_split(tmp_path):
+    from lab import cascade_rotate
+    source = tmp_path / "ppi.jsonl"
+    _write_file(source, text=False, judges=JUDGES[:4])
+    pop = real_coverage.population(str(source), "llm", 15)
+    [order] = real_coverage.judge_orders(pop, "rotate", 2)
+    seen = real_coverage.cascaded(pop, order, 2, rotate_seed=3)
+    assert seen.heads == cascade_rotate.row_panels(pop.tables.judgments[["riddle_id", "model"]].drop_duplicates(),
+                                                   pop.tables.panels, 3)
+    assert seen.first == 2 and seen.tables.panels == pop.tables.panels  # the panels themselves are not reordered
+    full = pop.tables.judgments.set_index(["riddle_id", "model", "judge"])
+    kept = set(seen.tables.judgments.set_index(["riddle_id", "model", "judge"]).index)
+    firsts = set()
+    for (rid, model), panel in seen.heads.items():
+        first = [full.loc[(rid, model, j), ["is_answer_correct", "is_justification_correct"]].tolist()
+                 for j in panel[:2]]
+        firsts.add((model, panel[:2]))
+        assert all((rid, model, j) in kept for j in panel[:2])
+        assert all(((rid, model, j) in kept) == (first[0] != first[1]) for j in panel[2:])
+    assert all(len({p for m, p in firsts if m == model}) == math.comb(len(panel), 2)  # every pair first somewhere
+               for model, panel in pop.tables.panels.items())
+    assert real_coverage.cascaded(pop, order, 2, rotate_seed=4).heads != seen.heads
+    out = tmp_path / "out.json"
+    assert real_coverage.main(["--file", str(source), "--repeats", "1", "--shares", "0.5", "--min-labels", "15",
+                               "--intervals", "latent", "--cascade", "rotate", "--rotate-seed", "3",
+                               "--json", str(out)]) == 0
+    [c] = json.loads(out.read_text())["cascades"]
+    assert c["order"] == ["rotate"] and c["rotate_seed"] == 3 and c["calls"] == len(seen.tables.judgments)
+    with pytest.raises(SystemExit, match="--cascade rotate: no --unsure"):
+        real_coverage.main(["--file", str(source), "--min-labels", "15", "--cascade", "rotate", "--random", "0.5"])
