@@ -6,7 +6,6 @@ nor replays the log; the app's incremental tally answers as the whole-log queue.
 from __future__ import annotations
 
 import threading
-from fractions import Fraction
 
 import httpx
 import pandas as pd
@@ -16,14 +15,14 @@ from hypothesis import strategies as st
 
 from helpers.audit_project import CountingFit, count_state_rebuilds, queue_project, split_verdicts
 from helpers.label_project import Served
-from sideways.annotation.log import Event, Replay
+from helpers.queue_pools import spread_pool, tally_follows_the_log
+from sideways.annotation.log import Event
 from sideways.annotation_app.gain import Cell
 from sideways.annotation_app.items import load_items
 from sideways.annotation_app.latent_gain import KAPPA, cell_fit, latent_gains
 from sideways.annotation_app.queue import Candidate, Plan, next_item
 from sideways.annotation_app.service import LabelService
 from sideways.annotation_app.store import LabelStore
-from sideways.annotation_app.tally import Tally
 from sideways.annotation_app.uncertain import Scores
 from sideways.commands.annotate import plan_for, queue_scores
 from sideways.config.params import load_params
@@ -143,38 +142,13 @@ def test_the_command_fits_the_latent_cells_for_the_latent_queue_only(tmp_path, m
     assert queue_scores(load_params(width / "params.yaml"), "llm", LabelStore(width / "l.jsonl"), []) is None
 
 
-PROVIDERS = {"a1": "openai", "a2": "openai", "g1": "gemini", "c1": "anthropic"}
-
-
-def _pool(n: int) -> list[Candidate]:
-    out = []
-    for r in range(n):
-        for i, (m, p) in enumerate(PROVIDERS.items()):
-            f = Fraction((r + i) % 4, 3)
-            out.append(Candidate(f"r{r:02d}", m, p, (f.numerator, f.denominator)))
-    return out
-
-
 @settings(max_examples=40, deadline=None)
 @given(steps=st.lists(st.tuples(st.sampled_from(("ana", "bob")), st.integers(0, 10_000), st.booleans()), max_size=40),
        n=st.integers(1, 6), budget=st.integers(1, 30), levels=st.lists(st.floats(0.0, 1.0), min_size=16, max_size=16),
        refit=st.integers(1, 9))
 def test_the_tally_serves_the_latent_queue_as_the_whole_log(steps, n, budget, levels, refit):
-    pool = _pool(n)
+    pool = spread_pool(n)
     plan = Plan(seed=0, split="llm", budget=budget, double_share=0.3, policy="latent")
     cells = sorted({(c.model, c.bin) for c in pool})
     fits = [{k: levels[(i + v) % len(levels)] for i, k in enumerate(cells)} for v in range(3)]
-    fit = [0]  # a new fit lands every ``refit`` lines
-    tally, replay, line = Tally(plan, pool, "ana", lambda: (fit[0], fits[fit[0] % 3])), Replay("t"), 0
-    assert tally.next() == next_item(plan, pool, [], "ana", fit=fits[0])
-    for who, i, right in steps:
-        c = pool[i % len(pool)]
-        if any(e.item == c.key and e.annotator == who for e in replay.events()):
-            continue
-        line += 1
-        tally.apply(*replay.feed({"riddle_id": c.riddle_id, "model": c.model, "annotator": who,
-                                  "provider": c.provider, "human_answer_correct": right,
-                                  "human_justification_correct": right}, line))
-        fit[0] += line % refit == 0
-        assert tally.next() == next_item(plan, pool, replay.events(), "ana", fit=fits[fit[0] % 3])
-
+    tally_follows_the_log(plan, pool, steps, fits, refit)

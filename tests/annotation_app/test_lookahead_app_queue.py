@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 import time
-from fractions import Fraction
 
 import httpx
 import pandas as pd
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 
 from helpers.audit_project import CountingFit, queue_project, split_verdicts
 from helpers.label_project import Served
+from helpers.queue_pools import split_pool, spread_pool, tally_follows_the_log
 from sideways.annotation.log import Event, Replay
 from sideways.annotation_app import lookahead
 from sideways.annotation_app.items import load_items
@@ -31,24 +31,8 @@ from sideways.scoring.hierarchy import prior_counts
 TOKEN = "X-CSRF-Token"
 
 
-def _pool() -> tuple[lookahead.Pool, list[bool]]:
-    """Three models of three providers, 12 rows each: 8 unanimous-wrong rows the fit is sure of (0/1), 4 split rows
-    (1/3) it is not."""
-    models, providers, bins, predicted, riddles, truth = [], [], [], [], [], []
-    for m, p in (("a", "openai"), ("b", "gemini"), ("c", "anthropic")):
-        for i in range(12):
-            split = i % 3 == 0
-            models.append(m)
-            providers.append(p)
-            bins.append((1, 3) if split else (0, 1))
-            predicted.append(0.5 if split else 0.01)
-            riddles.append(f"r{i:02d}")
-            truth.append(split and i % 2 == 0)
-    return lookahead.Pool(models, providers, bins, predicted, riddles), truth
-
-
 def test_a_one_step_gain_is_the_expected_drop_of_the_model_s_own_half_width():
-    pool, _ = _pool()
+    pool, _ = split_pool()
     prior = lookahead.priors(pool)["a"]
     bins, counts, own = lookahead.cells(pool, "a")
     got = lookahead.gains(pool, "a", prior, steps=(1,), min_chance=0.0)
@@ -67,7 +51,7 @@ def test_a_one_step_gain_is_the_expected_drop_of_the_model_s_own_half_width():
 
 
 def test_a_full_cell_gets_no_gain():
-    pool, truth = _pool()
+    pool, truth = split_pool()
     for i, (m, b) in enumerate(zip(pool.models, pool.bins, strict=True)):
         if m == "a" and b == (1, 3):
             pool.labels[i] = truth[i]
@@ -75,7 +59,7 @@ def test_a_full_cell_gets_no_gain():
 
 
 def test_looking_further_ahead_never_sees_less_gain_per_label():
-    pool, truth = _pool()
+    pool, truth = split_pool()
     for i in range(0, len(truth), 4):  # a few labels, so that the mixture has own labels to weigh
         pool.labels[i] = truth[i]
     prior = lookahead.priors(pool)
@@ -98,14 +82,14 @@ def _labels(pool: lookahead.Pool, rows: list[int], truth: list[bool]) -> pd.Data
 
 
 def test_the_gains_follow_the_labels_and_an_undo_reopens_its_cell():
-    pool, truth = _pool()
+    pool, truth = split_pool()
     starts = {(r, m): p for r, m, p in zip(pool.riddles, pool.models, pool.predicted, strict=True)}
     keeper = lookahead.Lookahead(_candidates(pool), starts, "both_correct")
     before = keeper(pd.DataFrame())
     split_a = [i for i, (m, b) in enumerate(zip(pool.models, pool.bins, strict=True)) if m == "a" and b == (1, 3)]
     after = keeper(_labels(pool, split_a, truth))
     assert ("a", (1, 3)) in before and ("a", (1, 3)) not in after  # a's split cell is full: no gain
-    fresh, _ = _pool()
+    fresh, _ = split_pool()
     for i in split_a:
         fresh.labels[i] = truth[i]
     want = lookahead.gains(fresh, "a", lookahead.priors(fresh)["a"])
@@ -131,42 +115,18 @@ def test_a_second_label_waits_behind_first_labels_whose_gain_is_negative():
     assert tally.next() == got
 
 
-PROVIDERS = {"a1": "openai", "a2": "openai", "g1": "gemini", "c1": "anthropic"}
-
-
-def _app_pool(n: int) -> list[Candidate]:
-    out = []
-    for r in range(n):
-        for i, (m, p) in enumerate(PROVIDERS.items()):
-            f = Fraction((r + i) % 4, 3)
-            out.append(Candidate(f"r{r:02d}", m, p, (f.numerator, f.denominator)))
-    return out
-
-
 @settings(max_examples=40, deadline=None)
 @given(steps=st.lists(st.tuples(st.sampled_from(("ana", "bob")), st.integers(0, 10_000), st.booleans()), max_size=40),
        n=st.integers(1, 6), budget=st.integers(1, 30),
        levels=st.lists(st.floats(-0.05, 0.05), min_size=16, max_size=16),
        dropped=st.sets(st.integers(0, 15), max_size=4), refit=st.integers(1, 9))
 def test_the_tally_serves_the_lookahead_queue_as_the_whole_log(steps, n, budget, levels, dropped, refit):
-    pool = _app_pool(n)
+    pool = spread_pool(n)
     plan = Plan(seed=0, split="llm", budget=budget, double_share=0.3, policy="lookahead")
     cells = sorted({(c.model, c.bin) for c in pool})
     gains = [{k: (levels[(i + v) % 16], levels[(i + 2 * v + 1) % 16]) for i, k in enumerate(cells)
               if (i + v) % 16 not in dropped} for v in range(3)]  # some cells left out, gains of either sign
-    fit = [0]
-    tally, replay, line = Tally(plan, pool, "ana", lambda: (fit[0], gains[fit[0] % 3])), Replay("t"), 0
-    assert tally.next() == next_item(plan, pool, [], "ana", fit=gains[0])
-    for who, i, right in steps:
-        c = pool[i % len(pool)]
-        if any(e.item == c.key and e.annotator == who for e in replay.events()):
-            continue
-        line += 1
-        tally.apply(*replay.feed({"riddle_id": c.riddle_id, "model": c.model, "annotator": who,
-                                  "provider": c.provider, "human_answer_correct": right,
-                                  "human_justification_correct": right}, line))
-        fit[0] += line % refit == 0
-        assert tally.next() == next_item(plan, pool, replay.events(), "ana", fit=gains[fit[0] % 3])
+    tally_follows_the_log(plan, pool, steps, gains, refit)
 
 
 def test_lookahead_is_the_default_queue():

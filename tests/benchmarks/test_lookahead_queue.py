@@ -9,33 +9,18 @@ import lookahead_queue
 import pytest
 from test_real_coverage import _write_file
 
+from helpers.queue_pools import split_pool
 from lab import lookahead
 
 
-def _pool() -> tuple[lookahead.Pool, list[bool]]:
-    """Three models of three providers, 12 rows each: 8 unanimous-wrong rows the fit is sure of (0/1), 4 split rows
-    (1/3) it is not."""
-    models, providers, bins, predicted, riddles, truth = [], [], [], [], [], []
-    for m, p in (("a", "openai"), ("b", "gemini"), ("c", "anthropic")):
-        for i in range(12):
-            split = i % 3 == 0
-            models.append(m)
-            providers.append(p)
-            bins.append((1, 3) if split else (0, 1))
-            predicted.append(0.5 if split else 0.01)
-            riddles.append(f"r{i:02d}")
-            truth.append(split and i % 2 == 0)
-    return lookahead.Pool(models, providers, bins, predicted, riddles), truth
-
-
 def test_the_queue_labels_the_unsure_bins_first_and_every_row_once():
-    pool, truth = _pool()
+    pool, truth = split_pool()
     order = lookahead.order(pool, truth, len(truth) + 5)
     assert sorted(order) == list(range(len(truth)))  # every row once, then it stops
     assert all(pool.labels[i] == truth[i] for i in range(len(truth)))
     first = order[:6]
     assert sum(pool.bins[i] == (1, 3) for i in first) >= 4  # 12 of 36 rows, most of the first labels
-    again, _ = _pool()
+    again, _ = split_pool()
     assert lookahead.order(again, truth, 10) == order[:10]  # no coin: the same pool gives the same order
 
 
@@ -52,7 +37,7 @@ def test_the_study_runs_on_any_file_of_the_format(tmp_path, capsys):
 
 
 def test_the_gain_named_ranks_first_and_the_other_breaks_ties():
-    pool, _ = _pool()
+    pool, _ = split_pool()
     cached = {("a", (0, 1)): (0.1, 0.0), ("b", (1, 3)): (0.0, 0.2), ("c", (1, 3)): (0.0, 0.1)}
     assert pool.models[lookahead.next_row(pool, cached)] == "a"
     assert pool.models[lookahead.next_row(pool, cached, "sd")] == "b"
