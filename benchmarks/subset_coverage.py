@@ -39,11 +39,10 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 
-from lab.real_matrix import csv_matrix, layton_matrix  # noqa: E402
-from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
+from lab import real_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
-from sideways.exams.matrix import ResponseMatrix, matrix_lines, read_matrix  # noqa: E402
+from sideways.exams.matrix import ResponseMatrix, matrix_lines  # noqa: E402
 from sideways.exams.sample import Estimate, design, ease, estimate, random_estimate, strata, strata_count  # noqa: E402
 
 DEFAULT = "stratified_ppi"
@@ -51,16 +50,9 @@ DEFAULT = "stratified_ppi"
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
-    source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
-    source.add_argument("--csv", help="a wide CSV of per-item results: item,model-a,model-b,... then 0/1 per item")
-    source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
-    p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
-    p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
+    real_matrix.add_sources(p)
     p.add_argument("--k", default="25,50,100,200", help="sample sizes, comma-separated (default: 25,50,100,200)")
     p.add_argument("--repeats", type=int, default=200, help="samples per held-out model and k (default: 200)")
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the rows here")
     p.add_argument("--write-matrix", help="save the drawn matrix (py-irt JSONL)")
     p.add_argument("--by-model", action="store_true",
@@ -119,14 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print("--repeats must be at least 1, --models and --items at least 2", file=sys.stderr)
         return 2
     try:
-        if args.matrix:
-            matrix = read_matrix(args.matrix)
-        elif args.layton:
-            matrix = layton_matrix(args.layton)
-        elif args.csv:
-            matrix = csv_matrix(args.csv)
-        else:
-            matrix = response_matrix(args.world, args.models, args.items, args.seed)
+        matrix, source = real_matrix.load(args)
     except (SidewaysError, OSError) as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -136,7 +121,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.write_matrix:
         Path(args.write_matrix).write_text(matrix_lines(matrix), encoding="utf-8")
-    source = args.matrix or args.layton or args.csv or f"world {args.world} (seed {args.seed})"
     print(f"{source}: {len(matrix.models)} models x {items} items; {args.repeats} samples per model and k")
     start = time.perf_counter()
     per_model: list[dict[str, Any]] | None = [] if args.by_model else None

@@ -9,17 +9,22 @@ and riddle, all without hints); riddles every model answered are kept.
 :func:`csv_matrix`: a wide CSV, one row per item and one column per model (header ``item,model-a,model-b,...``),
 each cell 0 or 1 (``0.0`` and ``1.0`` too): the layout of per-item leaderboard exports such as
 benchmarks/data/chembench-all-correct.csv.
+
+:func:`add_sources` and :func:`load`: the matrix options the exam studies share (a py-irt file, a layton-eval
+file, a wide CSV, or a seeded world of :mod:`lab.response_worlds`) and the one reading of them.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 
 import numpy as np
 
+from lab.response_worlds import WORLDS, response_matrix
 from sideways.core.errors import SidewaysError
-from sideways.exams.matrix import ResponseMatrix
+from sideways.exams.matrix import ResponseMatrix, read_matrix
 
 
 def layton_matrix(path: str) -> ResponseMatrix:
@@ -80,3 +85,29 @@ def csv_matrix(path: str) -> ResponseMatrix:
     y = np.array(rows, dtype=np.int8).T  # sorted as sideways.exams.matrix sorts a py-irt file: the same draws
     by_model, by_item = np.argsort(models, kind="stable"), np.argsort(items, kind="stable")
     return ResponseMatrix(tuple(sorted(models)), tuple(sorted(items)), y[by_model][:, by_item].copy())
+
+
+def add_sources(p: argparse.ArgumentParser, csv_too: bool = True) -> None:
+    """The options naming the matrix: exactly one of --matrix, --layton, --csv (``csv_too``) or --world, and the
+    drawn world's --models, --items and --seed."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
+    source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
+    if csv_too:
+        source.add_argument("--csv", help="a wide CSV of per-item results: item,model-a,model-b,... then 0/1 per item")
+    source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
+    p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
+    p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def load(args: argparse.Namespace) -> tuple[ResponseMatrix, str]:
+    """The matrix :func:`add_sources`' options name, and how to name it in a report (a bad file raises
+    :class:`SidewaysError` naming it)."""
+    if args.matrix:
+        return read_matrix(args.matrix), str(args.matrix)
+    if args.layton:
+        return layton_matrix(args.layton), str(args.layton)
+    if getattr(args, "csv", None):
+        return csv_matrix(args.csv), str(args.csv)
+    return response_matrix(args.world, args.models, args.items, args.seed), f"world {args.world} (seed {args.seed})"

@@ -39,12 +39,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lab.real_matrix import layton_matrix  # noqa: E402
-from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
+from lab import real_matrix  # noqa: E402
 from sideways.artifacts.io import write_json  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
 from sideways.exams.changes import paired_values  # noqa: E402
-from sideways.exams.matrix import ResponseMatrix, read_matrix  # noqa: E402
+from sideways.exams.matrix import ResponseMatrix  # noqa: E402
 from sideways.exams.sample import ability, ease  # noqa: E402
 
 FloatArray = np.ndarray
@@ -52,15 +51,9 @@ FloatArray = np.ndarray
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
-    source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
-    source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
-    p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
-    p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
+    real_matrix.add_sources(p, csv_too=False)
     p.add_argument("--deltas", default="2,5,10", help="true changes in points, comma-separated (default: 2,5,10)")
     p.add_argument("--repeats", type=int, default=200, help="pairs of runs per model and row (default: 200)")
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the rows here")
     return p.parse_args(argv)
 
@@ -131,13 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print("--repeats must be at least 1 and each delta within (0, 100) points", file=sys.stderr)
         return 2
     try:
-        if args.matrix:
-            matrix, source = read_matrix(args.matrix), args.matrix
-        elif args.layton:
-            matrix, source = layton_matrix(args.layton), args.layton
-        else:
-            matrix = response_matrix(args.world, args.models, args.items, args.seed)
-            source = f"world {args.world} (seed {args.seed})"
+        matrix, source = real_matrix.load(args)
     except (SidewaysError, OSError) as exc:
         print(exc, file=sys.stderr)
         return 2

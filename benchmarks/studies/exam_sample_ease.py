@@ -25,10 +25,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # lab: the shared code of benchmar
 
 import numpy as np  # noqa: E402
 
-from lab.real_matrix import csv_matrix, layton_matrix  # noqa: E402
-from lab.response_worlds import WORLDS, response_matrix  # noqa: E402
+from lab import real_matrix  # noqa: E402
 from sideways.core.errors import SidewaysError  # noqa: E402
-from sideways.exams.matrix import ResponseMatrix, read_matrix  # noqa: E402
+from sideways.exams.matrix import ResponseMatrix  # noqa: E402
 from sideways.exams.sample import STRATA, ability, ease, strata  # noqa: E402
 
 
@@ -59,25 +58,10 @@ def explained(matrix: ResponseMatrix, seed: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--matrix", help="a response matrix, py-irt JSONL")
-    source.add_argument("--layton", help="a layton-eval calibration file (JSONL), graded by its judges' majority")
-    source.add_argument("--csv", help="a wide CSV of per-item results: item,model-a,model-b,... then 0/1 per item")
-    source.add_argument("--world", choices=WORLDS, help="draw a seeded matrix of this world instead")
-    p.add_argument("--models", type=int, default=30, help="models in a drawn matrix (default: 30)")
-    p.add_argument("--items", type=int, default=600, help="items in a drawn matrix (default: 600)")
-    p.add_argument("--seed", type=int, default=0)
+    real_matrix.add_sources(p)
     args = p.parse_args(argv)
     try:
-        if args.matrix:
-            matrix, source_name = read_matrix(args.matrix), args.matrix
-        elif args.layton:
-            matrix, source_name = layton_matrix(args.layton), args.layton
-        elif args.csv:
-            matrix, source_name = csv_matrix(args.csv), args.csv
-        else:
-            matrix = response_matrix(args.world, args.models, args.items, args.seed)
-            source_name = f"world {args.world} (seed {args.seed})"
+        matrix, source_name = real_matrix.load(args)
     except (SidewaysError, OSError) as exc:
         print(exc, file=sys.stderr)
         return 2

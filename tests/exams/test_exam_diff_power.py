@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT
+from lab import real_matrix
 from sideways.core.errors import SidewaysError
 
 SCRIPT = ROOT / "benchmarks" / "studies" / "exam_diff_power.py"
@@ -34,7 +35,7 @@ def test_a_calibration_file_is_read_by_its_judges_majority(tmp_path: Path) -> No
         _calibration_row("b", "r2", [True, True, True, None]),
         _calibration_row("b", "r3", [True, True, True, None]),    # only b answered r3: left out
     ]) + "\n", encoding="utf-8")
-    m = exam_diff_power.layton_matrix(str(path))
+    m = real_matrix.layton_matrix(str(path))
     assert m.models == ("a", "b") and m.items == ("r1", "r2")
     assert m.y.tolist() == [[1, 0], [0, 1]]
 
@@ -43,7 +44,7 @@ def test_a_bad_calibration_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "cal.jsonl"
     path.write_text(_calibration_row("a", "r1", [True, True, True, None]) + "\n{not json\n", encoding="utf-8")
     with pytest.raises(SidewaysError, match=rf"^{path}:2: not a calibration row"):
-        exam_diff_power.layton_matrix(str(path))
+        real_matrix.layton_matrix(str(path))
     done = subprocess.run([sys.executable, str(SCRIPT), "--layton", str(path)], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and f"{path}:2" in done.stderr
 
