@@ -70,7 +70,7 @@ def test_pool_too_small_for_a_panel_names_the_model(default_params):
         (("calibration", "empty_bin"), "skip", r"calibration\.empty_bin: 'skip' is not one of error, nearest"),
         (("calibration", "interval"), "hpd", r"calibration\.interval: 'hpd' is not one of posterior, published"),
         (("calibration", "posterior"), "v2", r"calibration\.posterior: 'v2' is not one of hierarchical, latent, v1"),
-        (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of latent, uncertain, width, holes"),
+        (("annotations", "queue"), "fifo", r"annotations\.queue: 'fifo' is not one of lookahead, latent, uncertain, width, holes"),
         (("annotations", "share"), 1.5, r"annotations\.share: 1\.5 is out of range"),
         (("annotations", "share"), 0, r"annotations\.share: 0 labels nothing"),
         (("annotations", "first_double"), -1, r"annotations\.first_double: -1 is out of range"),
@@ -276,9 +276,9 @@ def test_each_typo_of_issue_16_is_one_line_naming_its_key(default_params, edit, 
     assert str(info.value) == message
 
 
-def test_latent_posterior_and_the_width_queue_are_the_defaults_the_others_a_key_away(default_params):
+def test_latent_posterior_and_the_lookahead_queue_are_the_defaults_the_others_a_key_away(default_params):
     params = parse_params(default_params)
-    assert params.calibration.posterior == "latent" and params.annotations.queue == "width"
+    assert params.calibration.posterior == "latent" and params.annotations.queue == "lookahead"
     other = set_key(set_key(default_params, ("calibration", "posterior"), "hierarchical"), ("annotations", "queue"),
                     "holes")
     assert parse_params(other).calibration.posterior == "hierarchical"
